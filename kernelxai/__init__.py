@@ -1,0 +1,35 @@
+"""kernelxai: Shapley-value explanations of kernel methods, Jupyter first.
+
+The data flow (ARCHITECTURE.md): data -> model -> value function -> game ->
+estimator -> Explanation -> plots / widgets / notebooks.
+
+>>> import kernelxai as kx
+>>> taxi = kx.TabularGame({(): 0, (0,): 6, (1,): 12, (2,): 42, (0, 1): 12,
+...                        (0, 2): 42, (1, 2): 42, (0, 1, 2): 42})
+>>> kx.shapley_values(taxi).values
+array([ 2.,  5., 35.])
+"""
+
+from .explanation import Explanation
+from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
+from .shapley import available_methods, shapley_values
+from . import games, plots, shapley, product  # noqa: F401
+from .reporting import save_results
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Explanation",
+    "Game",
+    "TabularGame",
+    "FunctionGame",
+    "ProductGame",
+    "GroupedGame",
+    "shapley_values",
+    "available_methods",
+    "save_results",
+    "games",
+    "plots",
+    "shapley",
+    "product",
+]

@@ -1,0 +1,109 @@
+"""Input checking shared by the whole package.
+
+Every public entry point funnels user input through these helpers so that bad
+input fails early with a message naming the argument, what was received and
+what is accepted.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def check_rng(seed) -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` from ``None``, an int or a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
+        return np.random.default_rng(seed)
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    raise TypeError(
+        f"seed must be None, an int or a numpy.random.Generator; got {type(seed).__name__}"
+    )
+
+
+def feature_names_of(X):
+    """Column names of a pandas DataFrame (as strings), else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    return [str(c) for c in columns]
+
+
+def check_matrix(X, name="X", *, n_features=None, min_rows=1, allow_1d=False):
+    """Validate a 2-D float array (pandas accepted); return ``float64`` ndarray.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+    name : str
+        Used in error messages.
+    n_features : int, optional
+        Required number of columns.
+    min_rows : int
+        Minimum number of rows.
+    allow_1d : bool
+        If True a 1-D array is read as a single row.
+    """
+    if X is None:
+        raise ValueError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
+    try:
+        arr = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric; could not convert it to float ({exc})") from None
+    if arr.ndim == 1 and allow_1d:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D (n_samples, n_features); got an array of shape {arr.shape}"
+        )
+    if arr.shape[0] < min_rows:
+        raise ValueError(f"{name} needs at least {min_rows} row(s); got {arr.shape[0]}")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features but {n_features} were expected "
+            "(the number the model was built with)"
+        )
+    check_finite(arr, name)
+    return arr
+
+
+def check_finite(arr, name):
+    """Raise ValueError if ``arr`` holds NaN or inf, saying where."""
+    arr = np.asarray(arr)
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))
+        first = tuple(int(i) for i in bad[0])
+        kind = "NaN" if np.isnan(arr[first]) else "inf"
+        raise ValueError(
+            f"{name} contains {len(bad)} non-finite value(s) ({kind} first at index {first}); "
+            "remove or impute them first"
+        )
+    return arr
+
+
+def check_level(level):
+    """Validate a confidence / credibility level in (0, 1)."""
+    if not isinstance(level, numbers.Real) or not (0.0 < float(level) < 1.0):
+        raise ValueError(f"level must be a number strictly between 0 and 1; got {level!r}")
+    return float(level)
+
+
+def check_positive_int(value, name, minimum=1):
+    """Validate an integer >= minimum."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}; got {value}")
+    return int(value)
+
+
+def check_choice(value, name, choices):
+    """Validate that ``value`` is one of ``choices``."""
+    if value not in choices:
+        accepted = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"unknown {name} {value!r}; accepted: {accepted}")
+    return value

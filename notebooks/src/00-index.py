@@ -1,0 +1,54 @@
+# %% [markdown]
+# # kernelxai · the notebooks
+#
+# **kernelxai** explains kernel methods — kernel ridge regression, SVMs, Gaussian
+# processes, kernel two-sample and independence tests — with Shapley values. Each
+# notebook below either introduces one method or reproduces one experiment of the
+# papers the library implements. Every notebook runs top to bottom on a laptop; the
+# parameters cell at the top chooses between a quick `smoke` run, the default
+# reduced setting, and the papers' full setting (`paper = True`).
+#
+# Launch them in the cloud:
+# [JupyterLab on Binder](https://mybinder.org/v2/gh/kernelxai/kernelxai/main?urlpath=lab/tree/notebooks/00-index.ipynb) ·
+# [as an app with Voilà](https://mybinder.org/v2/gh/kernelxai/kernelxai/main?urlpath=voila/render/notebooks/01-shapley-games.ipynb)
+#
+# ## Methods
+#
+# | notebook | what it shows |
+# |---|---|
+# | [01 · Cooperative games](01-shapley-games.ipynb) | the Shapley value on the lecture's taxi and airport games; KernelSHAP as weighted least squares; permutation sampling and its intervals |
+#
+# ## Experiments
+#
+# | notebook | paper setting |
+# |---|---|
+#
+# ## How the pieces fit
+#
+# ```
+# data → model → value function → game → estimator → Explanation → plots / widgets
+# ```
+#
+# A *value function* says what it means for a feature to be absent (averaged over a
+# background sample, conditioned on the present features, or replaced by a functional
+# baseline). It turns a model and the points to explain into a *game*. An *estimator*
+# computes the Shapley values of any game, exactly or by sampling, and returns an
+# *Explanation*, which the plots and widgets display.
+
+# %% tags=["parameters"]
+smoke = False
+paper = False
+seed = 0
+results_path = "results/00-index.json"
+
+# %%
+import re
+from pathlib import Path
+
+import kernelxai as kx
+
+here = Path(".")
+listed = sorted(p.stem for p in here.glob("[0-9][0-9]-*.ipynb") if p.stem != "00-index")
+print(f"kernelxai {kx.__version__}: {len(listed)} notebooks")
+kx.save_results(results_path, {"notebooks": listed},
+                summary=f"{len(listed)} notebooks indexed")

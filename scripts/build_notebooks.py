@@ -1,0 +1,121 @@
+"""Build notebooks/NN-topic.ipynb from their sources notebooks/src/NN-topic.py.
+
+The sources are plain Python in the "percent" format, so that reviews and
+diffs are readable:
+
+    # %% [markdown]
+    # # A title
+    # Some prose.
+
+    # %% tags=["parameters"]
+    smoke = False
+
+    # %%
+    import kernelxai as kx
+
+Usage: python scripts/build_notebooks.py [--check] [NAME ...]
+``--check`` exits 1 (listing them) if any notebook differs from its source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "notebooks" / "src"
+OUT = ROOT / "notebooks"
+
+HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?: tags=(?P<tags>\[.*\]))?\s*$")
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+def parse(text):
+    """Split percent-format text into (cell_type, source, tags) triples."""
+    cells, current = [], None
+    for line in text.splitlines():
+        m = HEADER.match(line)
+        if m:
+            if current is not None:
+                cells.append(current)
+            tags = ast.literal_eval(m.group("tags")) if m.group("tags") else []
+            current = ("markdown" if m.group("md") else "code", [], tags)
+            continue
+        if current is None:
+            if line.strip():
+                raise ValueError(f"text before the first '# %%' cell header: {line!r}")
+            continue
+        current[1].append(line)
+    if current is not None:
+        cells.append(current)
+    out = []
+    for kind, lines, tags in cells:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        if kind == "markdown":
+            lines = [ln[2:] if ln.startswith("# ") else ln.lstrip("#") for ln in lines]
+        out.append((kind, "\n".join(lines), tags))
+    return out
+
+
+def to_notebook(cells):
+    nb_cells = []
+    for i, (kind, source, tags) in enumerate(cells):
+        cell = {"cell_type": kind, "id": f"cell-{i:02d}", "metadata": {}, "source": source}
+        if tags:
+            cell["metadata"]["tags"] = list(tags)
+        if kind == "code":
+            cell["execution_count"] = None
+            cell["outputs"] = []
+        nb_cells.append(cell)
+    return {
+        "cells": nb_cells,
+        "metadata": {
+            "kernelspec": KERNELSPEC,
+            "language_info": {"name": "python", "pygments_lexer": "ipython3"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def render(path):
+    nb = to_notebook(parse(path.read_text()))
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", help="notebook names (default: all sources)")
+    ap.add_argument("--check", action="store_true", help="only report notebooks out of date")
+    args = ap.parse_args(argv)
+    sources = sorted(SRC.glob("*.py"))
+    if args.names:
+        wanted = {n.removesuffix(".py").removesuffix(".ipynb") for n in args.names}
+        sources = [p for p in sources if p.stem in wanted]
+    stale = []
+    for src in sources:
+        target = OUT / f"{src.stem}.ipynb"
+        text = render(src)
+        if target.exists() and target.read_text() == text:
+            continue
+        if args.check:
+            stale.append(target.name)
+        else:
+            target.write_text(text)
+            print(f"wrote {target.relative_to(ROOT)}")
+    if stale:
+        print("out of date (run `python scripts/build_notebooks.py`):", ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

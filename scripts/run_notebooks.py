@@ -1,0 +1,139 @@
+"""Execute every notebook headlessly, render it to HTML and print what it found.
+
+This is ``make run``: each notebook in notebooks/ runs with papermill (default
+parameters unless --smoke/--paper) into build/notebooks/, its key numbers go to
+build/results/NAME.json, its HTML to build/html/NAME.html and its headline
+figure to build/figures/NAME.png. A table at the end lists, per notebook, the
+outcome, the time, the one-line summary the notebook reported and the HTML.
+
+Usage: python scripts/run_notebooks.py [--smoke | --paper] [--only NAME ...] [--timeout S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+BUILD = ROOT / "build"
+
+
+def headline_figure(nb):
+    """The PNG of the cell tagged 'headline' (else the first PNG) of an executed notebook."""
+    first = None
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            png = output.get("data", {}).get("image/png")
+            if png is None:
+                continue
+            if "headline" in cell.get("metadata", {}).get("tags", []):
+                return png
+            first = first or png
+    return first
+
+
+def render_html(nb, target):
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    target.write_text(body, encoding="utf-8")
+
+
+def run_one(path, params, timeout):
+    import nbformat
+    import papermill as pm
+
+    name = path.stem
+    out_nb = BUILD / "notebooks" / path.name
+    results = BUILD / "results" / f"{name}.json"
+    html = BUILD / "html" / f"{name}.html"
+    for d in (out_nb.parent, results.parent, html.parent, BUILD / "figures"):
+        d.mkdir(parents=True, exist_ok=True)
+    if results.exists():
+        results.unlink()
+    start = time.perf_counter()
+    error = None
+    try:
+        pm.execute_notebook(
+            str(path), str(out_nb),
+            parameters={**params, "results_path": str(results)},
+            kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=False,
+            execution_timeout=timeout, log_output=False,
+        )
+    except Exception as exc:  # papermill reports the failing cell in the message
+        error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
+    seconds = time.perf_counter() - start
+    summary = ""
+    if out_nb.exists():
+        nb = nbformat.read(out_nb, as_version=4)
+        render_html(nb, html)
+        png = headline_figure(nb)
+        if png:
+            (BUILD / "figures" / f"{name}.png").write_bytes(base64.b64decode(png))
+    if results.exists():
+        summary = json.loads(results.read_text()).get("summary", "")
+    elif error is None:
+        error = "the notebook wrote no results JSON"
+    return {"name": name, "ok": error is None, "seconds": seconds, "summary": summary,
+            "error": error, "html": str(html.relative_to(ROOT)) if html.exists() else "-"}
+
+
+def print_table(rows):
+    width = max(len(r["name"]) for r in rows)
+    print()
+    print(f"{'notebook':<{width}}  status  time     key results / HTML")
+    print("-" * (width + 70))
+    for r in rows:
+        status = "ok" if r["ok"] else "FAILED"
+        text = r["summary"] if r["ok"] else r["error"]
+        lines = textwrap.wrap(text or "", 70) or [""]
+        print(f"{r['name']:<{width}}  {status:<6}  {r['seconds']:6.1f}s  {lines[0]}")
+        for extra in lines[1:]:
+            print(f"{'':<{width}}  {'':<6}  {'':>7}  {extra}")
+        print(f"{'':<{width}}  {'':<6}  {'':>7}  -> {r['html']}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--smoke", action="store_true", help="tiny sizes (what the tests run)")
+    mode.add_argument("--paper", action="store_true", help="the papers' exact settings (slow)")
+    ap.add_argument("--only", nargs="*", default=None, help="notebook names to run")
+    ap.add_argument("--timeout", type=int, default=1800, help="seconds per cell")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    params = {"smoke": True} if args.smoke else ({"paper": True} if args.paper else {})
+    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    if args.only:
+        wanted = {n.removesuffix(".ipynb") for n in args.only}
+        paths = [p for p in paths if p.stem in wanted]
+        missing = wanted - {p.stem for p in paths}
+        if missing:
+            ap.error(f"no such notebook(s): {', '.join(sorted(missing))}")
+    rows = []
+    total = time.perf_counter()
+    for k, path in enumerate(paths, 1):
+        print(f"[{k}/{len(paths)}] {path.stem} ...", end=" ", flush=True)
+        row = run_one(path, params, args.timeout)
+        rows.append(row)
+        print(f"{'done' if row['ok'] else 'FAILED'} in {row['seconds']:.0f} s", flush=True)
+    print_table(rows)
+    failed = [r["name"] for r in rows if not r["ok"]]
+    print(f"\n{len(rows) - len(failed)}/{len(rows)} notebooks ran in "
+          f"{(time.perf_counter() - total) / 60:.1f} min; HTML in build/html/, "
+          "results in build/results/")
+    if failed:
+        print("failed:", ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

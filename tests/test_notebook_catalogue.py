@@ -1,0 +1,67 @@
+"""The notebook catalogue: every notebook indexed, tested, conventional, in sync."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+NAMES = [p.stem for p in NOTEBOOKS]
+REQUIRED_PARAMETERS = ("smoke", "paper", "seed", "results_path")
+
+
+def _load(path):
+    return json.loads(path.read_text())
+
+
+def _source(cell):
+    src = cell["source"]
+    return src if isinstance(src, str) else "".join(src)
+
+
+def test_there_are_notebooks():
+    assert "00-index" in NAMES and "01-shapley-games" in NAMES
+
+
+def test_index_links_every_notebook_and_every_link_resolves():
+    index = _load(ROOT / "notebooks" / "00-index.ipynb")
+    text = "\n".join(_source(c) for c in index["cells"] if c["cell_type"] == "markdown")
+    links = set(re.findall(r"\(([0-9][0-9]-[A-Za-z0-9-]+)\.ipynb\)", text))
+    missing_files = sorted(links - set(NAMES))
+    assert not missing_files, f"00-index links notebooks that do not exist: {missing_files}"
+    unlisted = sorted(set(NAMES) - links - {"00-index"})
+    assert not unlisted, f"notebooks not linked from 00-index: {unlisted}"
+
+
+def test_every_notebook_has_a_test():
+    tests = "\n".join(p.read_text() for p in (ROOT / "tests").glob("test_*.py"))
+    untested = [n for n in NAMES if f'run_notebook("{n}"' not in tests]
+    assert not untested, f"notebooks without a test calling run_notebook: {untested}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NAMES)
+def test_notebook_conventions(path):
+    nb = _load(path)
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    params = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(params) == 1, "exactly one cell must be tagged 'parameters'"
+    text = _source(params[0])
+    for name in REQUIRED_PARAMETERS:
+        assert re.search(rf"^{name}\s*=", text, re.M), f"parameters cell lacks {name!r}"
+    code = "\n".join(_source(c) for c in nb["cells"] if c["cell_type"] == "code")
+    assert "matplotlib.use(" not in code, "notebooks must not force a matplotlib backend"
+    assert "results_path" in code.replace(text, ""), "the notebook never writes results_path"
+    for cell in nb["cells"]:
+        assert not cell.get("outputs"), "commit notebooks without outputs (make run renders them)"
+
+
+def test_notebooks_match_their_sources():
+    sources = {p.stem for p in (ROOT / "notebooks" / "src").glob("*.py")}
+    assert sources == set(NAMES), "every notebook needs a source in notebooks/src and vice versa"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_notebooks.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
