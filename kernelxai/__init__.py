@@ -13,7 +13,8 @@ array([ 2.,  5., 35.])
 from .explanation import Explanation
 from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
 from .shapley import available_methods, shapley_values
-from . import games, plots, shapley, product  # noqa: F401
+from . import games, kernels, models, plots, product, shapley, values  # noqa: F401
+from .explain import explain
 from .reporting import save_results
 
 __version__ = "0.1.0"
@@ -26,9 +27,13 @@ __all__ = [
     "ProductGame",
     "GroupedGame",
     "shapley_values",
+    "explain",
     "available_methods",
     "save_results",
     "games",
+    "kernels",
+    "models",
+    "values",
     "plots",
     "shapley",
     "product",

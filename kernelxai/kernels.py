@@ -1,0 +1,354 @@
+"""Kernels: product kernels (one factor per feature) and non-product kernels.
+
+A product kernel is k(x, x') = prod_j k_j(x_j, x'_j). Its per-feature Gram
+tensor ``G[a, b, j] = k_j(A[a, j], B[b, j])`` is what every product-kernel
+value function is built from: K_S, the Gram matrix of a coalition S, is the
+product of G over the features in S (all ones for the empty coalition).
+
+Families (each a :class:`ProductKernel`):
+
+* :class:`RBF` -- exp(-(x_j - x'_j)^2 / (2 l_j^2)),
+* :class:`Laplace` -- exp(-|x_j - x'_j| / l_j),
+* :class:`Cauchy` -- 1 / (1 + (x_j - x'_j)^2 / l_j^2),
+* :class:`Categorical` -- 1 if x_j == x'_j else 0 (discrete features),
+* :class:`Product` -- different families on different features.
+
+Lengthscales are a scalar (shared) or one per feature. Gram tensors are built in
+blocks of rows (:meth:`ProductKernel.iter_feature_grams`) so that n x n x d is
+never held at once unless asked for.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from ._validation import check_matrix, check_rng
+
+__all__ = [
+    "Kernel",
+    "ProductKernel",
+    "RBF",
+    "Laplace",
+    "Cauchy",
+    "Categorical",
+    "Product",
+    "median_heuristic",
+    "DEFAULT_BLOCK_ELEMENTS",
+]
+
+#: Default size (float64 elements) of one block of a Gram tensor: 128 MB.
+DEFAULT_BLOCK_ELEMENTS = 2**24
+
+
+class Kernel:
+    """Base class: a positive-definite kernel on R^d.
+
+    Subclasses implement :meth:`gram`. ``is_product`` says whether the kernel
+    factorises over features, which the polynomial-time Shapley routes need.
+    """
+
+    is_product = False
+
+    #: number of features the kernel is tied to (per-feature parameters), or None
+    n_features = None
+
+    def gram(self, A, B=None):
+        """The Gram matrix K[a, b] = k(A[a], B[b])."""
+        raise NotImplementedError
+
+    def __call__(self, A, B=None):
+        return self.gram(A, B)
+
+    def _check_pair(self, A, B):
+        A = check_matrix(A, "A", n_features=self.n_features, allow_1d=True)
+        B = A if B is None else check_matrix(B, "B", n_features=A.shape[1], allow_1d=True)
+        return A, B
+
+
+class ProductKernel(Kernel):
+    """A kernel that is a product of one-dimensional kernels, one per feature.
+
+    Subclasses implement :meth:`_factor` returning the per-feature kernel
+    values for broadcast differences or pairs.
+    """
+
+    is_product = True
+
+    # ---------------------------------------------------------------- public
+    def feature_grams(self, A, B=None, features=None):
+        """Per-feature Gram tensor G[a, b, j] = k_j(A[a, j], B[b, j]).
+
+        Parameters
+        ----------
+        A : array (na, d)
+        B : array (nb, d), default A
+        features : sequence of int, optional
+            Only these features (in this order); default all.
+
+        Returns
+        -------
+        ndarray (na, nb, len(features))
+        """
+        A, B = self._check_pair(A, B)
+        feats = self._features(A.shape[1], features)
+        return self._block(A, B, feats)
+
+    def iter_feature_grams(self, A, B=None, features=None, max_elements=DEFAULT_BLOCK_ELEMENTS):
+        """Yield ``(rows, G_block)`` with G_block = feature_grams(A[rows], B, features).
+
+        Blocks hold at most about ``max_elements`` numbers.
+        """
+        A, B = self._check_pair(A, B)
+        feats = self._features(A.shape[1], features)
+        step = max(1, int(max_elements) // max(1, B.shape[0] * len(feats)))
+        for start in range(0, A.shape[0], step):
+            rows = slice(start, min(A.shape[0], start + step))
+            yield rows, self._block(A[rows], B, feats)
+
+    def gram(self, A, B=None, subset=None, max_elements=DEFAULT_BLOCK_ELEMENTS):
+        """Gram matrix of the coalition ``subset`` (default all features).
+
+        ``subset`` is a boolean mask of length d or a list of feature indices;
+        the empty coalition gives a matrix of ones (K_empty in MATH.md).
+        """
+        A, B = self._check_pair(A, B)
+        feats = self._features(A.shape[1], self._subset_indices(subset, A.shape[1]))
+        out = np.ones((A.shape[0], B.shape[0]))
+        if not feats:
+            return out
+        for rows, block in self.iter_feature_grams(A, B, feats, max_elements):
+            out[rows] = block.prod(axis=-1)
+        return out
+
+    def restrict(self, features):
+        """The product of the factors of ``features`` only, as a kernel on those columns."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------- internals
+    def _block(self, A, B, feats):
+        raise NotImplementedError
+
+    @staticmethod
+    def _subset_indices(subset, d):
+        if subset is None:
+            return None
+        subset = np.asarray(subset)
+        if subset.dtype == bool:
+            if subset.shape != (d,):
+                raise ValueError(f"a boolean subset must have length {d}; got shape {subset.shape}")
+            return np.flatnonzero(subset).tolist()
+        return [int(i) for i in subset.ravel()]
+
+    def _features(self, d, features):
+        if features is None:
+            return list(range(d))
+        feats = [int(j) for j in features]
+        bad = [j for j in feats if not 0 <= j < d]
+        if bad:
+            raise ValueError(f"feature indices {bad} out of range for {d} features")
+        return feats
+
+
+def _check_lengthscale(lengthscale, name="lengthscale"):
+    ls = np.asarray(lengthscale, dtype=float)
+    if ls.ndim > 1 or ls.size == 0:
+        raise ValueError(f"{name} must be a positive number or a 1-D array of them; got shape {ls.shape}")
+    if not np.all(np.isfinite(ls)) or np.any(ls <= 0):
+        raise ValueError(f"{name} must be positive and finite; got {lengthscale!r}")
+    return float(ls) if ls.ndim == 0 else ls
+
+
+class _Stationary(ProductKernel):
+    """Product of one-dimensional stationary kernels k_j(r) with lengthscales l_j."""
+
+    def __init__(self, lengthscale=1.0):
+        self.lengthscale = _check_lengthscale(lengthscale)
+        self.n_features = None if isinstance(self.lengthscale, float) else len(self.lengthscale)
+
+    def _scales(self, feats):
+        if isinstance(self.lengthscale, float):
+            return np.full(len(feats), self.lengthscale)
+        return self.lengthscale[feats]
+
+    def _block(self, A, B, feats):
+        diff = A[:, None, feats] - B[None, :, feats]
+        return self._profile(diff / self._scales(feats))
+
+    def restrict(self, features):
+        feats = [int(j) for j in features]
+        if isinstance(self.lengthscale, float):
+            return type(self)(self.lengthscale)
+        return type(self)(self.lengthscale[feats])
+
+    def __repr__(self):
+        ls = self.lengthscale if isinstance(self.lengthscale, float) else np.round(self.lengthscale, 4).tolist()
+        return f"{type(self).__name__}(lengthscale={ls})"
+
+    @staticmethod
+    def _profile(r):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class RBF(_Stationary):
+    """Gaussian (squared-exponential) product kernel: prod_j exp(-(x_j - x'_j)^2 / (2 l_j^2)).
+
+    With a scalar lengthscale this is the isotropic RBF kernel
+    exp(-||x - x'||^2 / (2 l^2)); with one lengthscale per feature, the ARD kernel.
+    """
+
+    @staticmethod
+    def _profile(r):
+        return np.exp(-0.5 * r * r)
+
+
+class Laplace(_Stationary):
+    """Laplace product kernel: prod_j exp(-|x_j - x'_j| / l_j)."""
+
+    @staticmethod
+    def _profile(r):
+        return np.exp(-np.abs(r))
+
+
+class Cauchy(_Stationary):
+    """Cauchy product kernel: prod_j 1 / (1 + (x_j - x'_j)^2 / l_j^2)."""
+
+    @staticmethod
+    def _profile(r):
+        return 1.0 / (1.0 + r * r)
+
+
+class Categorical(ProductKernel):
+    """Delta kernel for discrete features: k_j(x, x') = 1 if x == x' else 0."""
+
+    def __init__(self):
+        pass
+
+    def _block(self, A, B, feats):
+        return (A[:, None, feats] == B[None, :, feats]).astype(float)
+
+    def restrict(self, features):
+        return Categorical()
+
+    def __repr__(self):
+        return "Categorical()"
+
+
+class Product(ProductKernel):
+    """Different one-dimensional kernel families on different features.
+
+    Parameters
+    ----------
+    parts : list of (ProductKernel, list of int)
+        Each kernel acts on the listed feature columns; together the lists must
+        partition 0..d-1. A per-feature lengthscale of a part is indexed by the
+        part's own columns.
+
+    Examples
+    --------
+    >>> k = Product([(RBF([1.0, 2.0]), [0, 2]), (Categorical(), [1])])
+    """
+
+    def __init__(self, parts):
+        parts = [(kern, [int(j) for j in cols]) for kern, cols in parts]
+        for kern, cols in parts:
+            if not isinstance(kern, ProductKernel):
+                raise TypeError(f"every part must be a product kernel; got {type(kern).__name__}")
+            if kern.n_features is not None and kern.n_features != len(cols):
+                raise ValueError(f"{kern!r} has parameters for {kern.n_features} features "
+                                 f"but is given columns {cols}")
+        flat = sorted(j for _, cols in parts for j in cols)
+        if flat != list(range(len(flat))):
+            raise ValueError(f"the parts' columns must partition 0..d-1; got {[c for _, c in parts]}")
+        self.parts = parts
+        self.n_features = len(flat)
+        self._owner = np.empty(self.n_features, dtype=int)
+        self._local = np.empty(self.n_features, dtype=int)
+        for p, (_, cols) in enumerate(parts):
+            self._owner[cols] = p
+            self._local[cols] = np.arange(len(cols))
+
+    def _block(self, A, B, feats):
+        out = np.empty((A.shape[0], B.shape[0], len(feats)))
+        feats = np.asarray(feats)
+        for p, (kern, cols) in enumerate(self.parts):
+            where = np.flatnonzero(self._owner[feats] == p)
+            if len(where) == 0:
+                continue
+            cols = np.asarray(cols)
+            sub_a, sub_b = A[:, cols], B[:, cols]
+            out[:, :, where] = kern._block(sub_a, sub_b, self._local[feats[where]].tolist())
+        return out
+
+    def restrict(self, features):
+        feats = [int(j) for j in features]
+        parts = []
+        for kern, cols in self.parts:
+            keep = [j for j in feats if j in cols]
+            if keep:
+                local = [cols.index(j) for j in keep]
+                parts.append((kern.restrict(local), [feats.index(j) for j in keep]))
+        return Product(parts)
+
+    def __repr__(self):
+        return "Product(" + ", ".join(f"{k!r} on {c}" for k, c in self.parts) + ")"
+
+
+def median_heuristic(X, *, pooled=False, max_samples=1000, seed=0):
+    """Lengthscales by the median heuristic.
+
+    Parameters
+    ----------
+    X : array (n, d)
+    pooled : bool
+        False (default): one lengthscale per feature, the median of
+        |x_ij - x_kj| over pairs i < k. True: one lengthscale, the median of
+        the full-dimensional distances ||x_i - x_k||.
+    max_samples : int
+        Pairs are formed from at most this many rows (a random subsample).
+
+    Returns
+    -------
+    ndarray (d,) or float
+
+    Constant features have no spread; they get lengthscale 1 with a warning.
+    """
+    X = check_matrix(X, "X", min_rows=2)
+    rng = check_rng(seed)
+    if X.shape[0] > max_samples:
+        X = X[rng.choice(X.shape[0], max_samples, replace=False)]
+    iu = np.triu_indices(X.shape[0], k=1)
+    if pooled:
+        d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)[iu]
+        med = float(np.sqrt(np.median(d2)))
+        if med <= 0 or not np.isfinite(med):
+            warnings.warn("all points coincide; median heuristic falls back to lengthscale 1",
+                          stacklevel=2)
+            med = 1.0
+        return med
+    scales = np.empty(X.shape[1])
+    for j in range(X.shape[1]):
+        diffs = np.abs(X[:, j][:, None] - X[:, j][None, :])[iu]
+        med = np.median(diffs)
+        if med <= 0:
+            # many ties (binary or discrete features): the median of the non-zero gaps
+            nonzero = diffs[diffs > 0]
+            med = np.median(nonzero) if len(nonzero) else 0.0
+        scales[j] = med
+    constant = np.flatnonzero(scales <= 0)
+    if len(constant):
+        warnings.warn(f"features {constant.tolist()} are constant; their lengthscale is set to 1",
+                      stacklevel=2)
+        scales[constant] = 1.0
+    return scales
+
+
+def as_lengthscale(value, X):
+    """``"median"`` or None -> median heuristic on X; a number or array -> validated."""
+    if value is None or (isinstance(value, str) and value == "median"):
+        return median_heuristic(X)
+    if isinstance(value, numbers.Real) or np.ndim(value) == 1:
+        return _check_lengthscale(value)
+    raise ValueError(f"lengthscale must be 'median', a positive number or a 1-D array; got {value!r}")

@@ -1,0 +1,9 @@
+"""Value functions: how absent features are removed, producing Games.
+
+Each module holds one family; each registers its classes under the names
+``kx.explain(value=...)`` accepts.
+"""
+
+from .base import ValueFunction, get, register, registered
+
+__all__ = ["ValueFunction", "register", "registered", "get"]
