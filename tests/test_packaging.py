@@ -46,11 +46,18 @@ def test_pyproject_has_the_design_card_with_lower_bounds():
         assert deps[name].startswith(">="), f"{name} needs a lower bound"
 
 
+def _extra(name):
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    return _requirements(extras[name])
+
+
 def test_environment_files_agree_with_pyproject():
     deps = _pyproject()
-    for path in (ROOT / "environment.yml", ROOT / "binder" / "environment.yml"):
-        env = _conda_env(path)
-        assert env == deps, f"{path.relative_to(ROOT)} differs from pyproject: {env} vs {deps}"
+    env = _conda_env(ROOT / "environment.yml")
+    assert env == deps, f"environment.yml differs from pyproject: {env} vs {deps}"
+    # Binder also serves the notebooks as apps with Voila (the 'app' extra)
+    binder = _conda_env(ROOT / "binder" / "environment.yml")
+    assert binder == {**deps, **_extra("app")}, f"binder/environment.yml differs: {binder}"
 
 
 def test_binder_postbuild_installs_kernelxai():
