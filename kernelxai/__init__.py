@@ -13,7 +13,7 @@ array([ 2.,  5., 35.])
 from .explanation import Explanation
 from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
 from .shapley import available_methods, shapley_values
-from . import games, kernels, models, plots, product, shapley, values  # noqa: F401
+from . import games, kernels, models, plots, product, shapley, values, widgets  # noqa: F401
 from .explain import explain
 from .reporting import save_results
 
@@ -37,4 +37,5 @@ __all__ = [
     "plots",
     "shapley",
     "product",
+    "widgets",
 ]

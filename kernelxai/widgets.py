@@ -1,0 +1,255 @@
+"""ipywidgets explorers used by the notebooks.
+
+Widgets only re-render: every computation goes through kernelxai, and results
+are cached by their settings, so moving a slider back and forth redraws from
+the cache. Errors in the inputs (a budget below the minimum, say) are shown as
+a message under the controls instead of a traceback. Everything constructs
+and displays headless (under papermill the widgets print a text placeholder
+and the first rendering is drawn).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from . import plots
+from .explanation import Explanation
+
+__all__ = ["ExplanationExplorer", "ParameterExplorer", "explore"]
+
+#: estimator option that carries the budget, per method
+BUDGET_OPTION = {"kernel": "n_coalitions", "permutation": "n_permutations"}
+#: smallest sensible budget per method, as a function of the number of players
+MIN_BUDGET = {"kernel": lambda d: 2 * d, "permutation": lambda d: 2}
+
+
+def _message(text, kind="error"):
+    colour = {"error": "#b2182b", "info": "#555555"}[kind]
+    return f'<div style="color:{colour};white-space:pre-wrap">{html.escape(str(text))}</div>'
+
+
+class _Cached:
+    """Call ``compute(**settings)`` once per distinct settings."""
+
+    def __init__(self, compute):
+        self.compute = compute
+        self.cache = {}
+
+    def __call__(self, **settings):
+        key = tuple(sorted(settings.items()))
+        if key not in self.cache:
+            self.cache[key] = self.compute(**settings)
+        return self.cache[key]
+
+
+class ExplanationExplorer:
+    """Pick an instance, a value function, a method and its budget; see the explanation.
+
+    Parameters
+    ----------
+    compute : callable
+        ``compute(value=..., method=..., budget=..., seed=...) -> Explanation``
+        for all instances at once. :func:`explore` builds one from a model.
+    values : sequence of str
+        Value-function names offered.
+    methods : sequence of str
+        Estimators offered.
+    n_players : int
+        Used to check budgets before computing.
+    budget : int
+        Initial budget of sampling methods.
+    instance_names : sequence of str, optional
+
+    The waterfall shows the chosen instance (with interval bars when the
+    method provides them); the beeswarm shows all instances.
+    """
+
+    def __init__(self, compute: Callable[..., Explanation], values: Sequence[str],
+                 methods: Sequence[str], n_players: int, n_instances: int, budget: int = 200,
+                 seed: int = 0, max_display: int = 10):
+        import ipywidgets as W
+
+        self._compute = _Cached(compute)
+        self.n_players = int(n_players)
+        self.max_display = max_display
+        self.instance = W.IntSlider(value=0, min=0, max=max(0, n_instances - 1),
+                                    description="instance", continuous_update=False)
+        self.value = W.Dropdown(options=list(values), description="value fn")
+        self.method = W.Dropdown(options=list(methods), description="method")
+        self.budget = W.BoundedIntText(value=int(budget), min=1, max=10**7, description="budget")
+        self.seed = W.BoundedIntText(value=int(seed), min=0, max=2**31 - 1, description="seed")
+        self.status = W.HTML()
+        self.output = W.Output()
+        for control in (self.instance, self.value, self.method, self.budget, self.seed):
+            control.observe(self._on_change, names="value")
+        self.widget = W.VBox([
+            W.HBox([self.value, self.method]),
+            W.HBox([self.budget, self.seed]),
+            self.instance, self.status, self.output,
+        ])
+        self.render()
+
+    # ------------------------------------------------------------------ logic
+    def settings(self):
+        method = self.method.value
+        uses_budget = method in BUDGET_OPTION
+        return {"value": self.value.value, "method": method,
+                "budget": int(self.budget.value) if uses_budget else None,
+                "seed": int(self.seed.value) if uses_budget else None}
+
+    def check(self, settings):
+        """Raise ValueError with a readable message if the settings cannot work."""
+        method, budget = settings["method"], settings["budget"]
+        if method in MIN_BUDGET:
+            minimum = MIN_BUDGET[method](self.n_players)
+            if budget < minimum:
+                raise ValueError(
+                    f"budget {budget} is below the minimum for method {method!r} with "
+                    f"{self.n_players} players: use at least {minimum}"
+                )
+
+    def explanation(self):
+        """The Explanation for the current settings (cached)."""
+        settings = self.settings()
+        self.check(settings)
+        return self._compute(**settings)
+
+    def _on_change(self, change):
+        self.render()
+
+    def render(self):
+        try:
+            self.status.value = _message("computing ...", "info")
+            expl = self.explanation()
+        except (ValueError, TypeError, FloatingPointError) as exc:
+            self.status.value = _message(exc)
+            self.output.clear_output()
+            return None
+        self.status.value = _message(self._describe(expl), "info")
+        with self.output:
+            self.output.clear_output(wait=True)
+            fig, axes = plt.subplots(1, 2, figsize=(13, 0.45 * min(self.n_players, self.max_display) + 2))
+            plots.waterfall(expl[self.instance.value], ax=axes[0], max_display=self.max_display,
+                            title=f"instance {self.instance.value}")
+            if expl.values.ndim == 2 and expl.values.shape[0] > 1:
+                plots.beeswarm(expl, ax=axes[1], max_display=self.max_display, title="all instances")
+            else:
+                axes[1].set_visible(False)
+            fig.tight_layout()
+            plt.show()
+        return expl
+
+    @staticmethod
+    def _describe(expl):
+        meta = expl.meta
+        parts = [f"value function: {meta.get('value_function', '?')}", f"method: {meta.get('method', '?')}"]
+        if meta.get("budget"):
+            parts.append(f"game evaluations: {meta['budget']}")
+        if expl.has_intervals:
+            parts.append("bars show intervals")
+        return " · ".join(parts)
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def explore(model, X, *, background=None, values=("interventional", "observational"),
+            methods=("auto", "exact", "kernel", "permutation"), budget=200, seed=0,
+            value_options=None, **explorer_options):
+    """An :class:`ExplanationExplorer` for a kernel model and points ``X``.
+
+    Each choice calls :func:`kernelxai.explain` once for all rows of ``X`` and
+    caches the result. ``value_options`` maps a value-function name to extra
+    keywords for it (e.g. ``{"observational": {"eta": 1e-3}}``).
+    """
+    from .explain import explain
+    from .values import registered
+
+    unknown = [v for v in values if v not in registered()]
+    if unknown:
+        raise ValueError(f"unknown value function(s) {unknown}; registered: {registered()}")
+    value_options = dict(value_options or {})
+
+    def compute(value, method, budget, seed):
+        options = dict(value_options.get(value, {}))
+        if method in BUDGET_OPTION:
+            options[BUDGET_OPTION[method]] = budget
+            options["seed"] = seed
+        if background is not None and value != "functional_baseline":
+            options["background"] = background
+        return explain(model, X, value=value, method=method, **options)
+
+    n = np.shape(X)[0]
+    return ExplanationExplorer(compute, values, methods, n_players=np.shape(X)[1], n_instances=n,
+                               budget=budget, seed=seed, **explorer_options)
+
+
+class ParameterExplorer:
+    """A slider over a parameter; each value's result is computed once and cached.
+
+    Parameters
+    ----------
+    compute : callable
+        ``compute(value) -> result``; may raise ValueError for bad values (the
+        message is shown instead of a figure).
+    render : callable
+        ``render(result, value)`` draws with matplotlib (or displays anything).
+    name : str
+        Label of the slider.
+    options : sequence
+        The values the slider offers (a SelectionSlider), e.g. the Banana b
+        grid or a log grid of lambda_S.
+    value : optional
+        Initial value (default: the first option).
+    precompute : bool
+        Compute every option up front (the slider is then instant).
+    """
+
+    def __init__(self, compute, render, name, options, value=None, precompute=False):
+        import ipywidgets as W
+
+        options = list(options)
+        if not options:
+            raise ValueError("a ParameterExplorer needs at least one option")
+        self._compute = _Cached(lambda value: compute(value))
+        self._render = render
+        self.slider = W.SelectionSlider(options=options, value=options[0] if value is None else value,
+                                        description=name, continuous_update=False,
+                                        style={"description_width": "initial"})
+        self.status = W.HTML()
+        self.output = W.Output()
+        self.slider.observe(lambda change: self.render(), names="value")
+        self.widget = W.VBox([self.slider, self.status, self.output])
+        if precompute:
+            for option in options:
+                self.result(option)
+        self.render()
+
+    def result(self, value=None):
+        """The (cached) result for ``value`` (default: the slider's value)."""
+        return self._compute(value=self.slider.value if value is None else value)
+
+    def render(self):
+        try:
+            result = self.result()
+        except ValueError as exc:
+            self.status.value = _message(exc)
+            self.output.clear_output()
+            return None
+        self.status.value = ""
+        with self.output:
+            self.output.clear_output(wait=True)
+            self._render(result, self.slider.value)
+            plt.show()
+        return result
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
