@@ -15,6 +15,8 @@ from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
 from .shapley import available_methods, shapley_values
 from . import games, kernels, models, plots, product, shapley, values, widgets  # noqa: F401
 from .explain import explain
+from . import regression, uncertainty  # noqa: F401  (uncertainty registers method="bayes_shap")
+from .regression import explain_r2
 from .reporting import save_results
 
 __version__ = "0.1.0"
@@ -38,4 +40,7 @@ __all__ = [
     "shapley",
     "product",
     "widgets",
+    "uncertainty",
+    "regression",
+    "explain_r2",
 ]

@@ -199,7 +199,8 @@ KERNEL_ENUMERATION_PLAYERS = 14
 
 
 @register_method("kernel")
-def _kernel(game, rng, *, n_coalitions=None, paired=True, max_elements=DEFAULT_MAX_ELEMENTS):
+def _kernel(game, rng, *, n_coalitions=None, paired=True, bootstrap=None, level=0.95,
+            max_elements=DEFAULT_MAX_ELEMENTS):
     """KernelSHAP (lecture slides; RKHS-SHAP Prop. 4) with exact constraints.
 
     Minimises sum_S w(S) (v(S) - v(empty) - sum_{j in S} phi_j)^2 subject to
@@ -208,6 +209,15 @@ def _kernel(game, rng, *, n_coalitions=None, paired=True, max_elements=DEFAULT_M
     the exact Shapley value. Sampled coalitions are drawn *from* the Shapley
     kernel (paired with their complements) and then weighted equally -- they
     are not weighted by the kernel a second time.
+
+    ``bootstrap=B`` adds intervals for sampled coalitions: the B-fold
+    nonparametric bootstrap over the sampled coalitions (a complementary pair
+    is one resampling unit), re-solving the constrained regression for each
+    resample; ``stderr`` is the bootstrap standard deviation and
+    ``lower``/``upper`` the percentile interval at ``level``. A regression
+    estimate is not a mean of i.i.d. unbiased terms, so no t-interval is
+    offered for it (MATH.md §5). With all coalitions enumerated the values
+    are exact and the intervals have zero width.
     """
     d = game.n_players
     n = game.n_instances or 1
@@ -248,11 +258,61 @@ def _kernel(game, rng, *, n_coalitions=None, paired=True, max_elements=DEFAULT_M
     phi = np.empty((n, d))
     phi[:, :-1] = coef.T
     phi[:, -1] = total - coef.sum(axis=0)
-    return {
+    result = {
         "values": phi,
         "base_values": v_empty,
         "meta": {"budget": len(z) + 2, "n_coalitions": len(z), "sampling": sampling},
     }
+    if bootstrap is not None:
+        level = check_level(level)
+        n_boot = check_positive_int(bootstrap, "bootstrap", minimum=2)
+        result["meta"]["level"] = level
+        if enumerate_all:
+            zero = np.zeros_like(phi)
+            result.update(stderr=zero, lower=phi.copy(), upper=phi.copy())
+            result["meta"]["interval"] = "none needed: all coalitions enumerated, values exact"
+        else:
+            unit = 2 if paired else 1
+            reps = _bootstrap_kernel(design, target, total, unit, n_boot, rng, max_elements)
+            alpha = 1.0 - level
+            result.update(stderr=reps.std(axis=0, ddof=1),
+                          lower=np.quantile(reps, alpha / 2, axis=0),
+                          upper=np.quantile(reps, 1 - alpha / 2, axis=0))
+            result["meta"].update(
+                bootstrap=n_boot,
+                interval=(f"percentile bootstrap over the sampled coalitions ({n_boot} resamples"
+                          f"{' of complementary pairs' if paired else ''})"))
+    return result
+
+
+def _bootstrap_kernel(design, target, total, unit, n_boot, rng, max_elements):
+    """Bootstrap replicates (B, n, d) of the constrained KernelSHAP regression.
+
+    Rows are resampled in units of ``unit`` consecutive rows (complementary
+    pairs); each replicate's normal equations are assembled from per-unit
+    Gram blocks with one matrix product and solved in a batch.
+    """
+    m, p = design.shape
+    n = target.shape[1]
+    n_units = m // unit
+    counts = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=n_boot).astype(float)
+    Du = design.reshape(n_units, unit, p)
+    gram = np.einsum("uki,ukj->uij", Du, Du).reshape(n_units, p * p)
+    G = (counts @ gram).reshape(n_boot, p, p)
+    reps = np.empty((n_boot, n, p + 1))
+    cols = max(1, max_elements // max(n_units * p, 1))
+    for start in range(0, n, cols):
+        sl = slice(start, min(n, start + cols))
+        Tu = target[:, sl].reshape(n_units, unit, -1)
+        rhs = np.einsum("uki,ukc->uic", Du, Tu).reshape(n_units, -1)
+        R = (counts @ rhs).reshape(n_boot, p, -1)
+        try:
+            coef = np.linalg.solve(G, R)
+        except np.linalg.LinAlgError:  # a resample that misses a direction: least squares
+            coef = np.stack([np.linalg.lstsq(G[b], R[b], rcond=None)[0] for b in range(n_boot)])
+        reps[:, sl, :-1] = coef.transpose(0, 2, 1)
+        reps[:, sl, -1] = total[sl] - coef.sum(axis=1)
+    return reps
 
 
 # --------------------------------------------------------------------------- #

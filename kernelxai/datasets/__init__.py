@@ -4,3 +4,5 @@ One module per source: ``rkhs_shap`` (RKHS-SHAP experiments), ``pkex``
 (PKeX-Shapley experiments), ``thesis`` (uncertainty experiments), ``real``
 (real-data loaders with a local cache; never a silent substitute when offline).
 """
+
+from .thesis import thesis_game, thesis_model, thesis_sample  # noqa: F401
