@@ -11,25 +11,58 @@ values) every factor is a convex combination of non-negative numbers, so no
 cancellation occurs at any d. The same identity underlies QuadraSHAP
 (Mohammadi et al.) for product games in general.
 
-The estimator here works on any :class:`~kernelxai.games.ProductGame`; it
-knows nothing of kernels.
+Three routes compute the same numbers and are registered as estimators of
+:func:`kernelxai.shapley_values`:
+
+``"product"`` (alias ``"quadrature"``)
+    the Beta-integral identity by Gauss-Legendre quadrature: O(R d ceil(d/2))
+    per instance for R terms, no cancellation, accurate at any d;
+``"stable"``
+    PKeX-Shapley Alg. 2: the elementary symmetric polynomials e_q(Z_{-j}) by
+    the coefficient recursion of the characteristic polynomial, with the
+    scaling of Alg. 2, then psi_j = sum_q mu(q) e_q(Z_{-j}). O(R d^3);
+    accurate, but e_q ~ C(d-1, q) overflows the double range once d >~ 1030;
+``"newton"``
+    PKeX-Shapley Alg. 1 (Theorem 3): e_q(Z_{-j}) by Newton's identities from
+    power sums. O(R d^3); the alternating sums cancel catastrophically, and
+    the values lose all accuracy around d ~ 50-70 (MATH.md §3).
+
+The paper's routes are written for the functional baseline game (c = 1). For a
+general product game they are homogenised: h_q = sum_{|S| = q} prod_S a
+prod_{rest} c, computed by the recursion h_q <- c_i h_q + a_i h_{q-1} (equal to
+Alg. 2 when c = 1), and Newton's identities run on the ratios a / c (so they
+need c != 0).
+
+The estimators work on any :class:`~kernelxai.games.ProductGame`; they know
+nothing of kernels.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from ._validation import check_choice, check_positive_int
 from .games import ProductGame
 
-__all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley"]
+__all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
+           "shapley_weights_exact", "ROUTES"]
+
+#: The routes of :func:`product_shapley`, by name.
+ROUTES = ("quadrature", "stable", "newton")
 
 # ``np.longdouble`` is the 80-bit x87 format on x86-64 Linux (64-bit mantissa);
 # where it is plain double the refinement below still converges, to ~1e-16.
 _LD = np.longdouble
+
+#: Default working set of one task (float64 elements), chosen to stay in cache.
+_WORK_ELEMENTS = 2**17
 
 
 def _legendre_pair(theta, q):
@@ -97,6 +130,24 @@ def gauss_legendre_01(q):
     return _gauss_legendre_01(q)
 
 
+@lru_cache(maxsize=64)
+def _shapley_weights_exact(d):
+    out = np.array([1 / (d * math.comb(d - 1, q)) for q in range(d)], dtype=float)
+    out.setflags(write=False)
+    return out
+
+
+def shapley_weights_exact(d):
+    """mu(q) = q! (d-q-1)! / d! = 1 / (d C(d-1, q)), q = 0..d-1, correctly rounded.
+
+    Computed from exact integer binomials, so each weight carries only the
+    final rounding (the log-gamma route loses ~d * 1e-16 relative at large d).
+    Weights below the double range come out as 0 (d >~ 1030).
+    """
+    d = check_positive_int(d, "number of players")
+    return _shapley_weights_exact(d)
+
+
 def leave_one_out_product(F, *, out=None):
     """prod_{l != j} F[..., l] for every j, along the last axis.
 
@@ -109,69 +160,314 @@ def leave_one_out_product(F, *, out=None):
         res = np.divide(total, F, out=out)
     bad = np.abs(total[..., 0]) < 1e-290
     if np.any(bad):
-        G = F[bad]
-        prefix = np.ones_like(G)
-        suffix = np.ones_like(G)
-        prefix[..., 1:] = np.cumprod(G[..., :-1], axis=-1)
-        suffix[..., :-1] = np.cumprod(G[..., :0:-1], axis=-1)[..., ::-1]
-        res[bad] = prefix * suffix
+        res[bad] = _prefix_suffix(F[bad], axis=-1)
     return res
 
 
-def product_shapley(game, *, max_elements=2**22, progress=None):
+def _prefix_suffix(G, axis):
+    """prod_{l != j} G[l] along ``axis`` by exclusive prefix and suffix products (no division)."""
+    G = np.moveaxis(G, axis, -1)
+    prefix = np.ones_like(G)
+    suffix = np.ones_like(G)
+    if G.shape[-1] > 1:
+        prefix[..., 1:] = np.cumprod(G[..., :-1], axis=-1)
+        suffix[..., :-1] = np.cumprod(G[..., :0:-1], axis=-1)[..., ::-1]
+    return np.moveaxis(prefix * suffix, -1, axis)
+
+
+# --------------------------------------------------------------------------- #
+# the three routes: psi[m, j] for terms m, so that phi_j = sum_m w_m (a_mj - c_mj) psi[m, j]
+# --------------------------------------------------------------------------- #
+def _psi_quadrature(a, c, d):
+    """psi_j = int_0^1 prod_{l != j} (t a_l + (1-t) c_l) dt by Gauss-Legendre (MATH.md §3).
+
+    a, c : (M, d); c None means all ones. The factors of all nodes come from one
+    (M d, 2) x (2, q) product; the leave-one-out product is the total over the
+    own factor (exact to rounding when no factor is zero); terms with a zero
+    factor are redone with prefix x suffix products.
+    """
+    t, s, omega = gauss_legendre_01(max(1, math.ceil(d / 2)))
+    M, q = a.shape[0], len(t)
+    ac = np.empty((M, d, 2))
+    ac[..., 0] = a
+    ac[..., 1] = 1.0 if c is None else c
+    F = np.matmul(ac, np.stack([t, s]))              # (M, d, q): t_k a_l + s_k c_l
+    total = np.multiply.reduce(F, axis=1)            # (M, q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(total[:, None, :], F, out=F)       # leave-one-out products
+    psi = np.matmul(F.reshape(M * d, q), omega).reshape(M, d)
+    bad = ~np.isfinite(psi).all(axis=1)
+    if bad.any():  # a factor is zero (a_l = c_l = 0) or the product overflowed
+        G = np.matmul(ac[bad], np.stack([t, s]))
+        psi[bad] = np.matmul(_prefix_suffix(G, axis=1), omega)
+    return psi
+
+
+def _psi_stable(a, c, d):
+    """PKeX-Shapley Alg. 2: psi_j = sum_q mu(q) e_q(Z_{-j}) by the coefficient recursion.
+
+    For every j the polynomial prod_{l != j} (x + z_l) (homogenised: (c_l x + a_l))
+    is built one factor at a time, coefficient by coefficient (Alg. 2, lines
+    8-18, with the signs of the characteristic polynomial dropped: both terms
+    of each update have the same sign, so the arithmetic is the same). The
+    factors are scaled by s = max_l |a_l| (Alg. 2, lines 6-7; here per term)
+    and e_q is multiplied by s^q at the end (line 19). The polynomials of all
+    j that have not yet skipped their own factor are identical, so one shared
+    prefix stands in for them -- the same operations in the same order as
+    running Alg. 2 separately for each j. Work O(d^3) per term.
+    """
+    M = a.shape[0]
+    scale = np.abs(a).max(axis=1)
+    scale[scale == 0] = 1.0
+    A = a / scale[:, None]
+    H = np.zeros((d, M, d))          # H[j, m, q]: coefficients of the polynomial without j
+    P = np.zeros((M, d + 1))         # shared prefix, degree <= i after i factors
+    P[:, 0] = 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i in range(d):
+            ai = A[:, i][None, :, None]
+            if i:
+                view = H[:i, :, :i + 1]
+                shifted = ai * view[..., :i]
+                if c is not None:
+                    view *= c[:, i][None, :, None]
+                view[..., 1:] += shifted
+            H[i, :, :i + 1] = P[:, :i + 1]
+            shifted = A[:, i][:, None] * P[:, :i + 1]
+            if c is not None:
+                P[:, :i + 2] *= c[:, i][:, None]
+            P[:, 1:i + 2] += shifted
+        weights = shapley_weights_exact(d)[None, :] * scale[:, None] ** np.arange(d)[None, :]
+        return np.einsum("jmq,mq->mj", H, weights)
+
+
+def _psi_newton(a, c, d):
+    """PKeX-Shapley Alg. 1 (Theorem 3): e_q(Z_{-j}) by Newton's identities.
+
+    Power sums p_r(Z_{-j}) = sum_{l != j} z_l^r (exclusive prefix + suffix
+    sums, r = 1..d-1), then e_q = (1/q) sum_{r=1}^q (-1)^{r-1} e_{q-r} p_r and
+    psi_j = sum_q mu(q) e_q(Z_{-j}). With absent factors c != 1 the identities
+    run on z = a / c and psi_j carries prod_{l != j} c_l. The alternating sum
+    is what makes this route lose accuracy as d grows.
+    """
+    M = a.shape[0]
+    if c is not None and np.any(c == 0):
+        raise ValueError(
+            "method='newton' (PKeX Alg. 1) works with the ratios a/c of present to absent "
+            "factors and this game has absent factors equal to 0; use method='stable' or "
+            "'quadrature'"
+        )
+    z = a if c is None else a / c
+    if d == 1:
+        return np.ones((M, 1))
+    power = np.ones_like(z)
+    signed = np.empty((d - 1, M, d))  # (-1)^(r-1) p_r(Z_{-j}), r = 1..d-1
+    with np.errstate(over="ignore", invalid="ignore"):
+        for r in range(1, d):
+            power = power * z
+            excl = np.zeros_like(power)
+            excl[:, 1:] += np.cumsum(power[:, :-1], axis=1)
+            excl[:, :-1] += np.cumsum(power[:, :0:-1], axis=1)[:, ::-1]
+            signed[r - 1] = excl if r % 2 else -excl
+        E = np.empty((d, M, d))
+        E[0] = 1.0
+        for q in range(1, d):
+            E[q] = np.einsum("rmj,rmj->mj", E[q - 1::-1], signed[:q]) / q
+        psi = np.einsum("qmj,q->mj", E, shapley_weights_exact(d))
+    if c is not None:
+        psi = psi * _prefix_suffix(c, axis=1)
+    return psi
+
+
+_PSI = {"quadrature": _psi_quadrature, "stable": _psi_stable, "newton": _psi_newton}
+
+
+# --------------------------------------------------------------------------- #
+# the driver: stream term blocks, split them into cache-sized tasks, run tasks on threads
+# --------------------------------------------------------------------------- #
+def _is_one(c):
+    if all(st == 0 for st in c.strides):
+        return c.size == 0 or c.flat[0] == 1.0
+    return bool(np.all(c == 1.0))
+
+
+def _tasks(game, route, max_elements, work_elements):
+    """Yield (rows, per_instance, starts, w, a, c) tasks of at most ~work_elements numbers.
+
+    ``a`` (M, d) and ``c`` (M, d) or None are the factors of M terms;
+    ``per_instance`` False means the terms belong to every instance in
+    ``rows``; else ``starts`` (offsets of each instance's first term, for
+    ``np.add.reduceat``) and the instances ``rows`` covered by the task.
+    """
+    d = game.n_players
+    if route == "quadrature":
+        per_term = d * max(1, math.ceil(d / 2))
+    else:
+        per_term = d * d
+    step = max(1, work_elements // per_term)
+    for rows, w, a, c in game.iter_terms(max(d, max_elements // 4)):
+        a, c, w = np.asarray(a, dtype=float), np.asarray(c, dtype=float), np.asarray(w, dtype=float)
+        shape = np.broadcast_shapes(a.shape, c.shape, w.shape + (1,))
+        K, R = shape[0], shape[1]
+        if R == 0:
+            continue
+        start = rows.start or 0
+        n_rows = len(range(*rows.indices(game.n_instances)))
+        per_instance = K != 1 or n_rows == 1
+        c_one = _is_one(c)
+        a = np.broadcast_to(a, shape).reshape(K * R, d)
+        w = np.broadcast_to(w, shape[:2]).reshape(K * R)
+        if c_one:
+            c = None
+        else:
+            c = np.broadcast_to(c, shape).reshape(K * R, d)
+        for lo in range(0, K * R, step):
+            hi = min(K * R, lo + step)
+            cc = None if c is None else c[lo:hi]
+            if per_instance:
+                first, last = lo // R, (hi - 1) // R
+                bounds = np.arange(first, last + 1) * R
+                starts = np.maximum(bounds, lo) - lo
+                task_rows = slice(start + first, start + last + 1)
+            else:
+                starts, task_rows = None, rows
+            yield task_rows, per_instance, starts, w[lo:hi], a[lo:hi], cc
+
+
+def _default_jobs():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None,
+                    progress=None, work_elements=_WORK_ELEMENTS):
     """Exact Shapley values and v(empty) of a :class:`ProductGame`.
 
-    Cost O(R d ceil(d/2)) per instance for R terms, memory O(max_elements):
-    the terms are streamed in blocks and no coalition is ever formed.
+    Parameters
+    ----------
+    game : ProductGame
+    route : {"quadrature", "stable", "newton"}
+        How psi_j = sum_q mu(q) e_q(Z_{-j}) is computed (see the module
+        docstring): the Beta-integral quadrature (MATH.md §3), PKeX-Shapley
+        Alg. 2 (coefficient recursion) or Alg. 1 (Newton's identities).
+    max_elements : int
+        Size (float64 numbers) of the term blocks requested from the game.
+    n_jobs : int, optional
+        Threads working on term blocks (numpy releases the GIL); default: the
+        CPUs available to this process.
+    progress : bool, optional
+        Show a tqdm bar over terms.
+    work_elements : int
+        Working-set size of one task; the default keeps it in cache.
 
     Returns
     -------
     values : ndarray (n_instances, d)
+        May hold inf/NaN where a route overflows (``"stable"`` at d >~ 1030)
+        -- :func:`kernelxai.shapley_values` turns that into an error.
     base_values : ndarray (n_instances,)
+
+    Notes
+    -----
+    Cost per instance for R terms: O(R d ceil(d/2)) for the quadrature,
+    O(R d^3) for the paper's routes; memory O(work_elements) per thread. The
+    terms are streamed in blocks and no coalition is ever formed.
     """
     if not isinstance(game, ProductGame):
         raise TypeError(
-            "method='product' needs a ProductGame -- a value function of a model with a "
+            f"method={route!r} needs a ProductGame -- a value function of a model with a "
             f"product kernel; got {type(game).__name__}. Use method='exact' or 'kernel' instead"
         )
-    d, n = game.n_players, game.n_instances
-    t, s, omega = gauss_legendre_01(max(1, math.ceil(d / 2)))
-    q = len(t)
-    phi = np.zeros((n, d))
-    base = np.zeros(n)
-    blocks = game.iter_terms(max(d, max_elements // 4))
-    show = progress if progress is not None else False
-    for rows, w, a, c in tqdm(blocks, desc="product Shapley", disable=not show, leave=False):
-        shape = np.broadcast_shapes(a.shape, c.shape)
-        acc = np.zeros(shape)
-        F = np.empty(shape)
-        tmp = np.empty(shape)
-        loo = np.empty(shape)
-        for k in range(q):
-            np.multiply(a, t[k], out=F)
-            np.multiply(c, s[k], out=tmp)
-            F += tmp
-            leave_one_out_product(F, out=loo)
-            loo *= omega[k]
-            acc += loo
-        acc *= a - c
-        phi[rows] += np.einsum("krd,kr->kd", acc, np.broadcast_to(w, shape[:2]))
-        base[rows] += np.einsum("kr,kr->k", np.broadcast_to(w, shape[:2]),
-                                np.broadcast_to(np.prod(c, axis=-1), shape[:2]))
+    check_choice(route, "route", ROUTES)
+    d, n = game.n_players, game.n_instances or 1
+    n_jobs = _default_jobs() if n_jobs is None else check_positive_int(n_jobs, "n_jobs")
+    psi_of = _PSI[route]
+    tasks = _tasks(game, route, max_elements, work_elements)
+    lock = threading.Lock()
+    failed = threading.Event()
+    bar = tqdm(desc=f"product Shapley ({route})", unit="term", disable=not progress, leave=False)
+
+    def work():
+        phi = np.zeros((n, d))
+        base = np.zeros(n)
+        while not failed.is_set():
+            with lock:
+                task = next(tasks, None)
+            if task is None:
+                break
+            rows, per_instance, starts, w, a, c = task
+            try:
+                psi = psi_of(a, c, d)
+            except BaseException:
+                failed.set()
+                raise
+            diff = a - (1.0 if c is None else c)
+            contrib = w[:, None] * diff * psi
+            prod_c = np.ones(len(w)) if c is None else np.prod(c, axis=1)
+            if per_instance:
+                phi[rows] += np.add.reduceat(contrib, starts, axis=0)
+                base[rows] += np.add.reduceat(w * prod_c, starts)
+            else:
+                phi[rows] += contrib.sum(axis=0)
+                base[rows] += np.dot(w, prod_c)
+            bar.update(len(w))
+        return phi, base
+
+    try:
+        if n_jobs == 1:
+            phi, base = work()
+        else:
+            with _single_threaded_blas(), ThreadPoolExecutor(n_jobs) as pool:
+                futures = [pool.submit(work) for _ in range(n_jobs)]
+                parts = [f.result() for f in futures]
+            phi = sum(p for p, _ in parts)
+            base = sum(b for _, b in parts)
+    finally:
+        bar.close()
     return phi, base
 
 
-def _product_method(game, rng, *, max_elements=2**22, progress=None):
-    values, base = product_shapley(game, max_elements=max_elements, progress=progress)
-    return {"values": values, "base_values": base,
-            "meta": {"budget": 0, "exact": True,
-                     "route": "Gauss-Legendre quadrature of the Beta-integral identity"}}
+class _single_threaded_blas:
+    """Keep BLAS to one thread while our own threads run (no oversubscription)."""
+
+    def __enter__(self):
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+            self._limit = None
+            return self
+        self._limit = threadpool_limits(limits=1, user_api="blas")
+        return self
+
+    def __exit__(self, *exc):
+        if self._limit is not None:
+            self._limit.restore_original_limits()
+        return False
+
+
+def _make_method(route, description):
+    def method(game, rng, *, max_elements=2**22, n_jobs=None, progress=None):
+        values, base = product_shapley(game, route=route, max_elements=max_elements,
+                                       n_jobs=n_jobs, progress=progress)
+        return {"values": values, "base_values": base,
+                "meta": {"budget": 0, "exact": True, "route": description}}
+
+    method.__name__ = f"_{route}_method"
+    method.__doc__ = f"Exact Shapley values of a ProductGame: {description}."
+    return method
 
 
 def _register():
     from .shapley import register_method
 
-    register_method("product", aliases=("quadrature",))(_product_method)
+    register_method("product", aliases=("quadrature",))(
+        _make_method("quadrature", "Gauss-Legendre quadrature of the Beta-integral identity"))
+    register_method("stable")(
+        _make_method("stable", "PKeX-Shapley Alg. 2: coefficient recursion of the ESPs"))
+    register_method("newton")(
+        _make_method("newton", "PKeX-Shapley Alg. 1: Newton's identities for the ESPs"))
 
 
 _register()

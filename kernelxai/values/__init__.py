@@ -5,5 +5,6 @@ Each module holds one family; each registers its classes under the names
 """
 
 from .base import ValueFunction, get, register, registered
+from .functional import FunctionalBaseline
 
-__all__ = ["ValueFunction", "register", "registered", "get"]
+__all__ = ["ValueFunction", "register", "registered", "get", "FunctionalBaseline"]
