@@ -701,14 +701,17 @@ def _leverage(z, V):
 def perturbations_to_go(widths, target_width, n_current):
     """Extra coalitions needed to shrink every interval to ``target_width``.
 
+    ``widths`` has shape (d,) or (d, n) (players first); the result is an int
+    or one int per instance.
+
     Interval widths of the posterior fall like 1/sqrt(N) once the data
     dominate the prior, so N_needed = N * (max width / target)^2; never
     negative. (Slack et al. 2021 write 4 s^2 / (pi-bar (W/z)^2), the same
     rule for an orthogonal design of unit-weight coalitions; this version uses
     the current posterior and so accounts for the actual design.)
     """
-    widest = np.max(widths, axis=tuple(range(widths.ndim - 1))) if widths.ndim > 1 else widths
-    needed = n_current * (np.asarray(widest) / target_width) ** 2
+    widest = np.max(np.asarray(widths, dtype=float), axis=0)   # the widest player, per instance
+    needed = n_current * (widest / target_width) ** 2
     return np.maximum(0, np.ceil(needed - n_current)).astype(int)
 
 
@@ -798,9 +801,11 @@ def _bayes_shap(game, rng, *, n_samples=None, level=0.95, focused=False, target_
                 T = float(np.mean(h)) if temperature is None else float(temperature)
                 if not T > 0:
                     T = 1.0
-                logits = h / T
-                logq = logits - logsumexp(logits)            # stable softmax (log-sum-exp)
-                pick = rng.choice(len(cand), size=k, p=np.exp(logq))
+                with np.errstate(over="ignore", under="ignore"):
+                    logits = (h - h.max()) / T              # <= 0: exp cannot overflow
+                    logq = logits - logsumexp(logits)       # stable softmax (log-sum-exp)
+                    q = np.exp(logq)
+                pick = rng.choice(len(cand), size=k, p=q / q.sum())
                 z_new = cand[pick]
                 # importance weights keep the Shapley kernel as the regression's target
                 w_new = np.exp(-logq[pick]) / len(cand)
