@@ -38,7 +38,15 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     Returns
     -------
     Explanation
+
+    Examples
+    --------
+    >>> from sklearn.kernel_ridge import KernelRidge                        # doctest: +SKIP
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y)      # doctest: +SKIP
+    >>> e = kx.explain(krr, X[:50], value="interventional")                 # doctest: +SKIP
+    >>> e = kx.explain(krr, X[:50], value="observational", eta=1e-3)        # doctest: +SKIP
     """
+    from .games import ProductGame
     from .models import as_expansion
 
     expansion = as_expansion(model)
@@ -47,6 +55,9 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     vf_options = {k: options.pop(k) for k in list(options) if k in accepted and k not in ("self", "model")}
     if "background" in accepted:
         vf_options["background"] = background
+    elif "data" in accepted:  # value functions fitted to a data sample (e.g. gaussian_conditional)
+        if background is not None:
+            vf_options["data"] = background
     elif background is not None:
         raise ValueError(f"the {value!r} value function takes no background sample")
     if groups is not None:
@@ -57,4 +68,13 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     game = vf.game(X)
     if method == "auto":
         method = vf.auto_method(game)
+    if method in ("product", "quadrature") and not isinstance(game, ProductGame):
+        kernel = expansion.kernel
+        why = (f"the model's kernel {kernel!r} is not a product kernel" if not kernel.is_product
+               else f"the {value!r} value function does not produce a product game")
+        raise ValueError(
+            f"method={method!r} computes exact Shapley values of product games only, and {why}. "
+            "Product kernels: RBF, Laplace, Cauchy, Categorical, Product (value='interventional' "
+            "or 'functional_baseline'). Use method='exact' (up to ~12 features), 'kernel' "
+            "(n_coalitions=...) or 'permutation' instead")
     return shapley_values(game, method=method, **options)

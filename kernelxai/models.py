@@ -3,16 +3,40 @@
 :class:`KernelExpansion` is the common currency: every supported model (the
 estimators here, fitted scikit-learn models) is converted to one, and value
 functions only ever see a KernelExpansion.
+
+* :class:`KernelRidge` and :class:`KernelLogisticRegression` -- scikit-learn
+  estimators whose fitted model is a KernelExpansion (``expansion_``); by
+  default a product RBF kernel with median-heuristic lengthscales and the
+  ridge parameter chosen by cross-validation.
+* :func:`as_expansion` -- exact conversion of fitted scikit-learn
+  ``KernelRidge``, ``SVR``, ``SVC`` (binary) and ``GaussianProcessRegressor``.
 """
 
 from __future__ import annotations
 
+import numbers
+import warnings
+
 import numpy as np
+from scipy import linalg as sla
+from scipy.special import expit, log_expit
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_matrix, feature_names_of
-from .kernels import DEFAULT_BLOCK_ELEMENTS, Kernel
+from .kernels import RBF, DEFAULT_BLOCK_ELEMENTS, Kernel, Laplace, Matern, median_heuristic
 
-__all__ = ["KernelExpansion"]
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data
+except ImportError:  # pragma: no cover - older scikit-learn
+    def _validate_data(estimator, *args, **kwargs):
+        return estimator._validate_data(*args, **kwargs)
+
+__all__ = ["KernelExpansion", "KernelRidge", "KernelLogisticRegression", "as_expansion",
+           "DEFAULT_LAMBDAS"]
+
+#: Grid of ridge parameters searched by cross-validation when ``lam=None``.
+DEFAULT_LAMBDAS = np.logspace(-7, 0, 15)
 
 
 class KernelExpansion:
@@ -81,16 +105,471 @@ class KernelExpansion:
                 f"kernel={self.kernel!r}, intercept={self.intercept:.4g})")
 
 
+
+# --------------------------------------------------------------------------- #
+# shared helpers of the estimators
+# --------------------------------------------------------------------------- #
+def _cholesky_jitter(A, name="matrix", max_tries=8):
+    """Lower Cholesky factor of a symmetric positive (semi-)definite matrix.
+
+    If the factorisation fails, jitter eps * mean(diag) * 10**k is added to the
+    diagonal for k = 0, 1, ... with a warning; never returns NaN.
+    """
+    try:
+        return np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        pass
+    scale = float(np.mean(np.diag(A))) or 1.0
+    for k in range(max_tries):
+        jitter = scale * 1e-12 * 10.0**k
+        try:
+            L = np.linalg.cholesky(A + jitter * np.eye(len(A)))
+        except np.linalg.LinAlgError:
+            continue
+        warnings.warn(f"{name} is not numerically positive definite; added jitter {jitter:.1e} "
+                      "to its diagonal", RuntimeWarning, stacklevel=3)
+        return L
+    raise np.linalg.LinAlgError(
+        f"{name} could not be factorised even with jitter {jitter:.1e}; increase the "
+        "regularisation (lam / eta) or check the kernel for NaN")
+
+
+def _resolve_kernel(kernel, X):
+    if kernel is None:
+        return RBF(median_heuristic(X))
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"kernel must be a kernelxai kernel (e.g. kx.kernels.RBF(1.0)) or None "
+                        f"(product RBF with median-heuristic lengthscales); got {type(kernel).__name__}")
+    if kernel.n_features is not None and kernel.n_features != X.shape[1]:
+        raise ValueError(f"the kernel has parameters for {kernel.n_features} features; "
+                         f"X has {X.shape[1]}")
+    return kernel
+
+
+def _check_lam(lam):
+    if lam is None:
+        return None
+    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not np.isfinite(lam) or lam <= 0:
+        raise ValueError(f"lam must be a positive number or None (cross-validation); got {lam!r}")
+    return float(lam)
+
+
+def _check_grid(lams):
+    grid = DEFAULT_LAMBDAS if lams is None else np.asarray(lams, dtype=float).ravel()
+    if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError(f"lams must be a non-empty list of positive numbers; got {lams!r}")
+    return grid
+
+
+def _min_samples(X, name):
+    if X.shape[0] < 2:
+        raise ValueError(f"{name} needs at least 2 samples; got 1 sample")
+
+
+def _names(estimator, d):
+    names = getattr(estimator, "feature_names_in_", None)
+    return [str(c) for c in names] if names is not None else [f"x{j}" for j in range(d)]
+
+
+# --------------------------------------------------------------------------- #
+# kernel ridge regression
+# --------------------------------------------------------------------------- #
+class KernelRidge(RegressorMixin, BaseEstimator):
+    """Kernel ridge regression with an unpenalised intercept; the fitted model is a KernelExpansion.
+
+    Minimises (1/n) sum_i (y_i - f(x_i))^2 + lam ||f - b||^2_H over
+    f = sum_i alpha_i k(., x_i) + b. The minimiser solves
+    (K + n lam I) alpha + b 1 = y with 1'alpha = 0, i.e. with A = K + n lam I,
+    b = 1'A^{-1}y / 1'A^{-1}1 and alpha = A^{-1}(y - b 1) -- the n-scaled
+    ridge of RKHS-SHAP, with the intercept fitted rather than penalised.
+
+    Parameters
+    ----------
+    kernel : kernelxai Kernel or None
+        None: a product RBF kernel with per-feature median-heuristic lengthscales
+        (:func:`kernelxai.kernels.median_heuristic`).
+    lam : float or None
+        Ridge parameter. None: chosen from ``lams`` by leave-one-out
+        cross-validation in closed form (exact for this penalised least-squares
+        fit; one eigendecomposition of K serves the whole grid). Above
+        ``cv_max_samples`` rows the choice is made on a random subsample of that
+        size (seeded by ``random_state``) and then used on all rows -- lam is a
+        per-sample penalty, so it transfers.
+    lams : array, optional
+        The grid searched when ``lam=None`` (default ``DEFAULT_LAMBDAS``).
+    cv_max_samples : int
+    random_state : int
+        Seed of that subsample.
+
+    Attributes
+    ----------
+    expansion_ : KernelExpansion
+    kernel_, lam_, alpha_, intercept_, X_fit_
+    cv_scores_ : ndarray or None
+        Mean squared leave-one-out error per grid value.
+    """
+
+    def __init__(self, kernel=None, lam=None, *, lams=None, cv_max_samples=1500, random_state=0):
+        self.kernel = kernel
+        self.lam = lam
+        self.lams = lams
+        self.cv_max_samples = cv_max_samples
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        X, y = _validate_data(self, X, y, y_numeric=True)
+        _min_samples(X, "KernelRidge")
+        y = np.asarray(y, dtype=float)
+        kernel = _resolve_kernel(self.kernel, X)
+        lam = _check_lam(self.lam)
+        self.cv_scores_ = None
+        if lam is None:
+            grid = _check_grid(self.lams)
+            rows = np.arange(len(X))
+            if len(X) > self.cv_max_samples:
+                rows = np.sort(np.random.default_rng(self.random_state).choice(
+                    len(X), int(self.cv_max_samples), replace=False))
+            self.cv_scores_ = loo_scores(kernel.gram(X[rows]), y[rows], grid)
+            lam = float(grid[int(np.argmin(self.cv_scores_))])
+        alpha, b = _ridge_with_intercept(kernel.gram(X), y, lam)
+        self.kernel_, self.lam_, self.alpha_, self.intercept_ = kernel, lam, alpha, b
+        self.X_fit_ = X
+        self.expansion_ = KernelExpansion(X, alpha, kernel, b, feature_names=_names(self, X.shape[1]))
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self, "expansion_")
+        X = _validate_data(self, X, reset=False)
+        return self.expansion_.predict(X)
+
+
+def _ridge_with_intercept(K, y, lam):
+    """alpha, b solving (K + n lam I) alpha + b 1 = y, 1'alpha = 0 (K is overwritten)."""
+    n = len(y)
+    K[np.diag_indices_from(K)] += n * lam
+    L = _cholesky_jitter(K, "K + n lam I")
+    sol = sla.cho_solve((L, True), np.column_stack([y, np.ones(n)]))
+    b = float(sol[:, 0].sum() / sol[:, 1].sum())
+    return sol[:, 0] - b * sol[:, 1], b
+
+
+def loo_scores(K, y, grid):
+    """Closed-form leave-one-out mean squared error of :class:`KernelRidge` for each lam.
+
+    The fit is penalised least squares, so the leave-one-out residual is
+    (y_i - yhat_i) / (1 - S_ii) for the smoother yhat = S y. Here
+    y - yhat = n lam alpha and alpha = P y with
+    P = A^{-1} - A^{-1} 1 1' A^{-1} / (1'A^{-1}1), A = K + n lam I, so the
+    residual is alpha_i / P_ii. One eigendecomposition of K gives A^{-1} for
+    every lam. (The penalty n lam is held fixed when a point is left out.)
+    """
+    n = len(y)
+    s, U = np.linalg.eigh(K)
+    s = np.clip(s, 0.0, None)
+    Uy, U1, U2 = U.T @ y, U.sum(axis=0), U * U
+    scores = np.empty(len(grid))
+    for k, lam in enumerate(grid):
+        inv = 1.0 / (s + n * lam)
+        Ay, A1 = U @ (inv * Uy), U @ (inv * U1)
+        c = A1.sum()
+        alpha = Ay - A1 * (Ay.sum() / c)
+        P_ii = U2 @ inv - A1 * A1 / c
+        scores[k] = np.mean((alpha / np.maximum(P_ii, 1e-300)) ** 2)
+    return scores
+
+
+# --------------------------------------------------------------------------- #
+# kernel logistic regression
+# --------------------------------------------------------------------------- #
+class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
+    """Binary kernel logistic regression; its logit is a KernelExpansion.
+
+    Minimises (1/n) sum_i log(1 + exp(-s_i f(x_i))) + lam ||f - b||^2_H over
+    f = sum_i alpha_i k(., x_i) + b, with s_i = +-1 the labels (RKHS-SHAP
+    App. E; there is no reference implementation). Solved by damped Newton
+    steps on the stationarity conditions (p - t)/n + 2 lam alpha = 0,
+    sum(p - t) = 0, with a backtracking line search on the objective.
+
+    ``expansion_`` is the logit f(x) = log p(y = classes_[1] | x) / p(y = classes_[0] | x);
+    Shapley values of the logit are what :func:`kernelxai.explain` reports.
+
+    Parameters
+    ----------
+    kernel : kernelxai Kernel or None
+        None: product RBF with median-heuristic lengthscales.
+    lam : float or None
+        None: chosen from ``lams`` by stratified ``cv``-fold cross-validation of
+        the log-loss (on at most ``cv_max_samples`` rows).
+    lams, cv, cv_max_samples, random_state, max_iter, tol
+    """
+
+    def __init__(self, kernel=None, lam=None, *, lams=None, cv=3, cv_max_samples=1500,
+                 random_state=0, max_iter=100, tol=1e-8):
+        self.kernel = kernel
+        self.lam = lam
+        self.lams = lams
+        self.cv = cv
+        self.cv_max_samples = cv_max_samples
+        self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y):
+        X, y = _validate_data(self, X, y)
+        _min_samples(X, "KernelLogisticRegression")
+        from sklearn.utils.multiclass import check_classification_targets
+
+        check_classification_targets(y)
+        self.classes_, t = np.unique(y, return_inverse=True)
+        if len(self.classes_) != 2:
+            raise ValueError(f"Only binary classification is supported: KernelLogisticRegression "
+                             f"needs exactly 2 classes; y has {len(self.classes_)} "
+                             f"({self.classes_.tolist()[:10]})")
+        t = t.astype(float)
+        kernel = _resolve_kernel(self.kernel, X)
+        lam = _check_lam(self.lam)
+        self.cv_scores_ = None
+        if lam is None:
+            lam = self._select_lam(X, t, kernel)
+        K = kernel.gram(X)
+        alpha, b, self.n_iter_ = _fit_logistic(K, t, lam, self.max_iter, self.tol)
+        self.kernel_, self.lam_, self.alpha_, self.intercept_ = kernel, lam, alpha, b
+        self.X_fit_ = X
+        self.expansion_ = KernelExpansion(X, alpha, kernel, b, feature_names=_names(self, X.shape[1]))
+        return self
+
+    def _select_lam(self, X, t, kernel):
+        from sklearn.model_selection import StratifiedKFold
+
+        grid = _check_grid(self.lams)
+        rng = np.random.default_rng(self.random_state)
+        rows = np.arange(len(X))
+        if len(X) > self.cv_max_samples:
+            rows = np.sort(rng.choice(len(X), int(self.cv_max_samples), replace=False))
+        Xs, ts = X[rows], t[rows]
+        K = kernel.gram(Xs)
+        n_splits = int(min(self.cv, np.bincount(ts.astype(int)).min()))
+        if n_splits < 2:
+            return float(np.median(grid))
+        folds = StratifiedKFold(n_splits, shuffle=True, random_state=self.random_state)
+        loss = np.zeros(len(grid))
+        for train, test in folds.split(Xs, ts):
+            Ktr, Kte = K[np.ix_(train, train)], K[np.ix_(test, train)]
+            for k, lam in enumerate(grid):
+                alpha, b, _ = _fit_logistic(Ktr, ts[train], lam, self.max_iter, self.tol)
+                f = Kte @ alpha + b
+                s = 2 * ts[test] - 1
+                loss[k] += -log_expit(s * f).sum()
+        self.cv_scores_ = loss / len(Xs)
+        return float(grid[int(np.argmin(loss))])
+
+    def decision_function(self, X):
+        """The logit f(x) (positive: classes_[1])."""
+        check_is_fitted(self, "expansion_")
+        X = _validate_data(self, X, reset=False)
+        return self.expansion_.predict(X)
+
+    def predict_proba(self, X):
+        p = expit(self.decision_function(X))
+        return np.column_stack([1 - p, p])
+
+    def predict(self, X):
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+def _fit_logistic(K, t, lam, max_iter=100, tol=1e-8):
+    """Damped Newton for (1/n) sum softplus(-s f) + lam alpha'K alpha, f = K alpha + b.
+
+    Newton is applied to F(alpha, b) = [(p - t)/n + 2 lam alpha, 1'(p - t)/n],
+    whose zero is the minimiser (the alpha-gradient is K F_alpha); each step
+    is accepted only if the objective decreases (backtracking).
+    """
+    n = len(t)
+    s = 2 * t - 1
+    alpha, b = np.zeros(n), float(np.log((t.mean() + 1e-12) / (1 - t.mean() + 1e-12)))
+
+    def objective(alpha, b):
+        f = K @ alpha + b
+        return -log_expit(s * f).mean() + lam * alpha @ (K @ alpha), f
+
+    obj, f = objective(alpha, b)
+    it = 0
+    for it in range(1, max_iter + 1):
+        p = expit(f)
+        w = p * (1 - p)
+        F = np.concatenate([(p - t) / n + 2 * lam * alpha, [(p - t).sum() / n]])
+        J = np.empty((n + 1, n + 1))
+        J[:n, :n] = w[:, None] * K / n
+        J[np.diag_indices(n)] += 2 * lam
+        J[:n, n] = w / n
+        J[n, :n] = w @ K / n
+        J[n, n] = w.sum() / n
+        try:
+            step = np.linalg.solve(J, -F)
+        except np.linalg.LinAlgError:
+            step = -F
+        size = 1.0
+        while True:
+            new_alpha, new_b = alpha + size * step[:n], b + size * step[n]
+            new_obj, new_f = objective(new_alpha, new_b)
+            if new_obj <= obj + 1e-16 * abs(obj) or size < 1e-10:
+                break
+            size /= 2
+        converged = abs(obj - new_obj) <= tol * max(1.0, abs(obj)) and np.abs(size * step).max() < 1e-6
+        alpha, b, obj, f = new_alpha, new_b, new_obj, new_f
+        if converged:
+            break
+    return alpha, float(b), it
+
+
+# --------------------------------------------------------------------------- #
+# conversion of fitted models
+# --------------------------------------------------------------------------- #
+SUPPORTED_MODELS = (
+    "kernelxai.models.KernelExpansion; fitted kernelxai.models.KernelRidge / "
+    "KernelLogisticRegression; fitted sklearn.kernel_ridge.KernelRidge (kernel 'rbf' or "
+    "'laplacian'); sklearn.svm.SVR and binary SVC (kernel 'rbf'); "
+    "sklearn.gaussian_process.GaussianProcessRegressor (kernel RBF or Matern(nu in 0.5, 1.5, 2.5), "
+    "optionally times a ConstantKernel, optionally plus a WhiteKernel)"
+)
+
+
 def as_expansion(model):
     """Convert a supported model to a :class:`KernelExpansion` (exact, no refitting).
 
-    Accepted: a KernelExpansion (returned as is).
+    Supported (predictions of the expansion equal the model's to rounding):
+
+    * a KernelExpansion (returned as is);
+    * fitted :class:`KernelRidge` / :class:`KernelLogisticRegression` (the
+      logit) of kernelxai;
+    * ``sklearn.kernel_ridge.KernelRidge`` with kernel ``"rbf"``
+      (exp(-gamma ||x - x'||^2) = RBF with lengthscale 1/sqrt(2 gamma)) or
+      ``"laplacian"`` (exp(-gamma ||x - x'||_1) = Laplace with lengthscale
+      1/gamma), single output;
+    * ``sklearn.svm.SVR`` and binary ``sklearn.svm.SVC`` with kernel ``"rbf"``
+      (the decision function sum_i dual_coef_i k(x, sv_i) + intercept_);
+    * ``sklearn.gaussian_process.GaussianProcessRegressor``: the posterior
+      mean, with fitted kernel RBF or Matern (nu 0.5, 1.5, 2.5), optionally
+      times a ConstantKernel and plus a WhiteKernel (which does not enter the
+      mean at new points); ``normalize_y`` is undone exactly.
+
+    Anything else raises a TypeError listing these; an unfitted model a
+    ValueError.
     """
     if isinstance(model, KernelExpansion):
         return model
-    raise TypeError(
-        f"cannot explain a {type(model).__name__}; supported models: kernelxai.models.KernelExpansion"
-    )
+    if isinstance(model, (KernelRidge, KernelLogisticRegression)):
+        _require_fitted(model, "expansion_")
+        return model.expansion_
+    module = type(model).__module__ or ""
+    if module.startswith("sklearn."):
+        from sklearn.gaussian_process import GaussianProcessRegressor
+        from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+        from sklearn.svm import SVC, SVR
+
+        if isinstance(model, SkKernelRidge):
+            return _from_sklearn_krr(model)
+        if isinstance(model, (SVR, SVC)):
+            return _from_sklearn_svm(model)
+        if isinstance(model, GaussianProcessRegressor):
+            return _from_sklearn_gpr(model)
+    raise TypeError(f"cannot explain a {type(model).__name__}; supported models: {SUPPORTED_MODELS}")
 
 
-__all__ += ["as_expansion"]
+def _require_fitted(model, attribute):
+    if not hasattr(model, attribute):
+        raise ValueError(f"this {type(model).__name__} is not fitted yet; call fit(X, y) before "
+                         "explaining it")
+
+
+def _sklearn_names(model, d):
+    names = getattr(model, "feature_names_in_", None)
+    return [str(c) for c in names] if names is not None else None
+
+
+def _from_sklearn_krr(model):
+    _require_fitted(model, "dual_coef_")
+    X = np.asarray(model.X_fit_, dtype=float)
+    gamma = model.gamma if model.gamma is not None else 1.0 / X.shape[1]
+    if model.kernel == "rbf":
+        kernel = RBF(1.0 / np.sqrt(2.0 * gamma))
+    elif model.kernel == "laplacian":
+        kernel = Laplace(1.0 / gamma)
+    else:
+        raise TypeError(f"sklearn KernelRidge with kernel={model.kernel!r} is not supported: "
+                        "supported kernels are 'rbf' and 'laplacian' (product kernels); "
+                        f"supported models: {SUPPORTED_MODELS}")
+    if model.kernel_params:
+        raise TypeError(f"sklearn KernelRidge with kernel_params={model.kernel_params!r} is not "
+                        "supported; set gamma instead")
+    coef = np.asarray(model.dual_coef_, dtype=float)
+    if coef.ndim == 2 and coef.shape[1] != 1:
+        raise TypeError(f"sklearn KernelRidge with {coef.shape[1]} outputs is not supported; "
+                        "fit one model per output")
+    return KernelExpansion(X, coef.ravel(), kernel, 0.0, feature_names=_sklearn_names(model, X.shape[1]))
+
+
+def _from_sklearn_svm(model):
+    from sklearn.svm import SVC
+
+    _require_fitted(model, "dual_coef_")
+    if model.kernel != "rbf":
+        raise TypeError(f"sklearn {type(model).__name__} with kernel={model.kernel!r} is not supported: "
+                        f"the supported kernel is 'rbf'; supported models: {SUPPORTED_MODELS}")
+    if isinstance(model, SVC) and len(model.classes_) != 2:
+        raise TypeError(f"sklearn SVC with {len(model.classes_)} classes is not supported: only "
+                        "binary SVC (one decision function) can be explained")
+    sv = np.asarray(model.support_vectors_, dtype=float)
+    kernel = RBF(1.0 / np.sqrt(2.0 * model._gamma))
+    return KernelExpansion(sv, np.asarray(model.dual_coef_, dtype=float)[0], kernel,
+                           float(np.asarray(model.intercept_).ravel()[0]),
+                           feature_names=_sklearn_names(model, sv.shape[1]))
+
+
+def _from_sklearn_gpr(model):
+    _require_fitted(model, "alpha_")
+    X = np.asarray(model.X_train_, dtype=float)
+    scale, kernel = _parse_gp_kernel(model.kernel_, X.shape[1])
+    alpha = np.asarray(model.alpha_, dtype=float)
+    if alpha.ndim == 2 and alpha.shape[1] != 1:
+        raise TypeError(f"GaussianProcessRegressor with {alpha.shape[1]} targets is not supported")
+    std = float(np.asarray(model._y_train_std).ravel()[0])
+    mean = float(np.asarray(model._y_train_mean).ravel()[0])
+    return KernelExpansion(X, scale * std * alpha.ravel(), kernel, mean,
+                           feature_names=_sklearn_names(model, X.shape[1]))
+
+
+def _parse_gp_kernel(k, d):
+    """(scale, kernelxai kernel) of a fitted GP kernel: [C *] (RBF | Matern) [+ White]."""
+    from sklearn.gaussian_process import kernels as gk
+
+    def fail():
+        raise TypeError(f"GaussianProcessRegressor kernel {k} is not supported: supported are RBF or "
+                        "Matern(nu in 0.5, 1.5, 2.5), optionally times a ConstantKernel, optionally "
+                        "plus a WhiteKernel")
+
+    if isinstance(k, gk.Sum):
+        parts = [p for p in (k.k1, k.k2) if not isinstance(p, gk.WhiteKernel)]
+        if len(parts) != 1:
+            fail()
+        k = parts[0]
+    scale = 1.0
+    if isinstance(k, gk.Product):
+        consts = [p for p in (k.k1, k.k2) if isinstance(p, gk.ConstantKernel)]
+        others = [p for p in (k.k1, k.k2) if not isinstance(p, gk.ConstantKernel)]
+        if len(consts) != 1 or len(others) != 1:
+            fail()
+        scale, k = float(consts[0].constant_value), others[0]
+    if isinstance(k, gk.Matern):
+        if float(k.nu) not in Matern.NUS:
+            fail()
+        return scale, Matern(k.length_scale, float(k.nu))
+    if isinstance(k, gk.RBF):
+        return scale, RBF(k.length_scale)
+    fail()

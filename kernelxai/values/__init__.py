@@ -6,5 +6,8 @@ Each module holds one family; each registers its classes under the names
 
 from .base import ValueFunction, get, register, registered
 from .functional import FunctionalBaseline
+from .agnostic import GaussianConditional, Marginal
+from .interventional import Interventional
 
-__all__ = ["ValueFunction", "register", "registered", "get", "FunctionalBaseline"]
+__all__ = ["ValueFunction", "register", "registered", "get", "FunctionalBaseline",
+           "Interventional", "Marginal", "GaussianConditional"]

@@ -1,0 +1,326 @@
+"""Model-agnostic value functions: they only call the model's predict function.
+
+These are the baselines of the RKHS-SHAP experiments:
+
+* :class:`Marginal` -- the interventional game estimated by averaging model
+  calls over a background sample, v(S)(x) = (1/m) sum_b f(x_S, b_{S^c}). With
+  all coalitions this is what shap's KernelExplainer computes ("KernelSHAP-ISV").
+* :class:`GaussianConditional` -- the observational game under a multivariate
+  Gaussian fit of the data (Aas, Jullum & Loland 2021): the absent features are
+  drawn from their Gaussian conditional given the present ones and the model is
+  averaged over the draws ("GSHAP-OSV").
+
+Both work with any callable; neither knows about kernels. The helpers at the
+bottom validate explained points and background samples for every value
+function of this package.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .._validation import check_matrix, check_positive_int, check_rng, feature_names_of
+from ..games import Game
+from .base import ValueFunction, register
+
+__all__ = ["Marginal", "GaussianConditional", "MarginalGame", "GaussianConditionalGame"]
+
+#: Default budget (float64 elements) of the synthetic points of one predict call.
+DEFAULT_POINTS_ELEMENTS = 2**22
+
+
+# --------------------------------------------------------------------------- #
+# input checks shared by the value functions
+# --------------------------------------------------------------------------- #
+def _n_features_of(model):
+    d = getattr(model, "n_features", None)
+    if d is None:
+        d = getattr(model, "n_features_in_", None)
+    return None if d is None else int(d)
+
+
+def check_background(background, n_features, name="background"):
+    """A background (reference) sample: 2-D, finite, >= 2 rows, ``n_features`` columns."""
+    B = check_matrix(background, name, n_features=n_features)
+    if B.shape[0] < 2:
+        raise ValueError(
+            f"{name} has a single row; an expectation over a background sample needs at least "
+            "2 rows (pass the training inputs, or a sample of them). A single reference point "
+            "is a baseline game, not an interventional or observational one"
+        )
+    return B
+
+
+def check_points(X, n_features, model_names=None):
+    """Points to explain -> (array (n, d), player names)."""
+    names = feature_names_of(X) or model_names
+    X = check_matrix(X, "X", n_features=n_features, allow_1d=True)
+    if names is None or len(names) != X.shape[1]:
+        names = [f"x{j}" for j in range(X.shape[1])]
+    return X, list(names)
+
+
+def as_predict(model):
+    """A callable f(points) -> (P,) from a callable or an object with ``predict``."""
+    if hasattr(model, "predict") and callable(model.predict):
+        fn = model.predict
+    elif callable(model):
+        fn = model
+    else:
+        raise TypeError(
+            f"expected a predict function or a model with .predict; got {type(model).__name__}"
+        )
+
+    def predict(points):
+        out = np.asarray(fn(points), dtype=float)
+        if out.ndim == 2 and out.shape[1] == 1:
+            out = out[:, 0]
+        if out.shape != (len(points),):
+            raise ValueError(
+                f"the predict function must return one number per row, shape ({len(points)},); "
+                f"got {out.shape}. For class probabilities pass e.g. lambda X: clf.predict_proba(X)[:, 1]"
+            )
+        if not np.all(np.isfinite(out)):
+            raise ValueError("the predict function returned NaN or inf")
+        return out
+
+    return predict
+
+
+def _budget(max_elements):
+    if isinstance(max_elements, bool) or not isinstance(max_elements, numbers.Integral) or max_elements < 1:
+        raise ValueError(f"max_elements must be a positive integer; got {max_elements!r}")
+    return int(max_elements)
+
+
+class GroupsDropData:
+    """Mixin for games of explained points: the grouped game carries no ``data``.
+
+    The explained points have d columns while a grouped game has one player per
+    group, so their feature values cannot sit beside group values in an
+    Explanation.
+    """
+
+    def grouped(self, groups, names=None):
+        game = super().grouped(groups, names)
+        game.data = None
+        return game
+
+
+# --------------------------------------------------------------------------- #
+# marginal (interventional) game by model calls
+# --------------------------------------------------------------------------- #
+class MarginalGame(GroupsDropData, Game):
+    """v(S)(x) = (1/m) sum_b f(x_S, b_{S^c}) by evaluating f at m synthetic points per (S, x).
+
+    v(empty) = mean f(background) and v(all) = f(x) are computed once.
+    """
+
+    def __init__(self, predict, X, background, player_names, *, max_elements=DEFAULT_POINTS_ELEMENTS,
+                 progress=False, meta=None):
+        super().__init__(X.shape[1], player_names, len(X), X, meta)
+        self.predict, self.X, self.background = predict, X, background
+        self.max_elements, self.progress = _budget(max_elements), progress
+        self._full = self._empty = None
+
+    def _full_value(self):
+        if self._full is None:
+            self._full = self.predict(self.X)
+        return self._full
+
+    def _empty_value(self):
+        if self._empty is None:
+            self._empty = np.full(len(self.X), self.predict(self.background).mean())
+        return self._empty
+
+    def _evaluate(self, z):
+        X, B = self.X, self.background
+        nx, d = X.shape
+        m = len(B)
+        out = np.empty((len(z), nx))
+        step = max(1, self.max_elements // (m * d))
+        for c in tqdm(range(len(z)), desc="coalitions", disable=not self.progress, leave=False):
+            S = z[c]
+            if S.all():
+                out[c] = self._full_value()
+                continue
+            if not S.any():
+                out[c] = self._empty_value()
+                continue
+            for start in range(0, nx, step):
+                rows = slice(start, min(nx, start + step))
+                k = rows.stop - rows.start
+                pts = np.repeat(B[None], k, axis=0)
+                pts[:, :, S] = X[rows, None][:, :, S]
+                out[c, rows] = self.predict(pts.reshape(-1, d)).reshape(k, m).mean(axis=1)
+        return out
+
+
+@register("marginal")
+class Marginal(ValueFunction):
+    """The interventional (marginal) game by averaging model calls over a background.
+
+    v(S)(x) = (1/m) sum_{b in background} f(x_S, b_{S^c}) -- the value function
+    of shap's KernelExplainer; with all coalitions and the full background its
+    Shapley values are exactly what KernelExplainer returns. It costs m model
+    calls per coalition and explained point; for kernel models
+    :class:`~kernelxai.values.Interventional` computes the same game from
+    kernel mean embeddings (RKHS-SHAP Prop. 3) far more cheaply.
+
+    Parameters
+    ----------
+    model : callable or object with ``predict``
+        f(points (P, d)) -> (P,). (``kx.explain`` passes the KernelExpansion.)
+    background : array (m, d), m >= 2
+        Default: the model's training inputs when it has them (``X_train``).
+    groups, group_names : optional
+        Players as groups of features.
+    max_elements : int
+        Budget (float64 elements) of the synthetic points of one predict call.
+    progress : bool
+        Progress bar over coalitions.
+    """
+
+    name = "marginal (model calls)"
+
+    def __init__(self, model, background=None, *, groups=None, group_names=None,
+                 max_elements=DEFAULT_POINTS_ELEMENTS, progress=False):
+        self.predict = as_predict(model)
+        d = _n_features_of(model)
+        if background is None:
+            background = getattr(model, "X_train", None)
+            if background is None:
+                raise ValueError("Marginal needs a background sample (model has no X_train)")
+        self.background = check_background(background, d)
+        self.n_features = self.background.shape[1]
+        self.model_names = getattr(model, "feature_names", None) or feature_names_of(background)
+        self.max_elements, self.progress = _budget(max_elements), bool(progress)
+        self._set_groups(groups, group_names)
+
+    def _game(self, X):
+        X, names = check_points(X, self.n_features, self.model_names)
+        return MarginalGame(self.predict, X, self.background, names, max_elements=self.max_elements,
+                            progress=self.progress,
+                            meta={"value_function": "marginal", "n_background": len(self.background)})
+
+    def __repr__(self):
+        return f"Marginal(background={len(self.background)} rows)"
+
+
+# --------------------------------------------------------------------------- #
+# Gaussian conditional (observational) game by Monte Carlo
+# --------------------------------------------------------------------------- #
+def _sqrt_psd(C):
+    """Symmetric square root of a covariance matrix (negative rounding eigenvalues clipped)."""
+    lam, V = np.linalg.eigh(C)
+    return (V * np.sqrt(np.clip(lam, 0.0, None))) @ V.T
+
+
+class GaussianConditionalGame(GroupsDropData, Game):
+    """v(S)(x) = (1/L) sum_k f(x_S, s_k), s_k ~ N(mu_{S^c|S}(x_S), Sigma_{S^c|S}).
+
+    The L standard-normal draws are fixed when the game is made (common random
+    numbers), so the game is deterministic and differences v(S+j) - v(S) are
+    not swamped by independent noise. v(empty) = mean f(data), v(all) = f(x).
+    """
+
+    def __init__(self, predict, X, mean, cov, f_data_mean, normals, player_names, *,
+                 max_elements=DEFAULT_POINTS_ELEMENTS, progress=False, meta=None):
+        super().__init__(X.shape[1], player_names, len(X), X, meta)
+        self.predict, self.X, self.mean, self.cov = predict, X, mean, cov
+        self.f_data_mean, self.normals = f_data_mean, normals
+        self.max_elements, self.progress = _budget(max_elements), progress
+        self._full = None
+
+    def _evaluate(self, z):
+        X, mu, C, Z = self.X, self.mean, self.cov, self.normals
+        nx, d = X.shape
+        L = len(Z)
+        out = np.empty((len(z), nx))
+        step = max(1, self.max_elements // (L * d))
+        for c in tqdm(range(len(z)), desc="coalitions", disable=not self.progress, leave=False):
+            S = z[c]
+            if S.all():
+                if self._full is None:
+                    self._full = self.predict(X)
+                out[c] = self._full
+                continue
+            if not S.any():
+                out[c] = self.f_data_mean
+                continue
+            s, t = np.flatnonzero(S), np.flatnonzero(~S)
+            # regression of the absent on the present features (pseudo-inverse: safe when
+            # the present features are collinear)
+            coef = np.linalg.lstsq(C[np.ix_(s, s)], C[np.ix_(s, t)], rcond=None)[0]  # (|s|, |t|)
+            cond_cov = C[np.ix_(t, t)] - C[np.ix_(t, s)] @ coef
+            noise = Z[:, t] @ _sqrt_psd(0.5 * (cond_cov + cond_cov.T))  # (L, |t|)
+            for start in range(0, nx, step):
+                rows = slice(start, min(nx, start + step))
+                k = rows.stop - rows.start
+                cond_mean = mu[t] + (X[rows][:, s] - mu[s]) @ coef  # (k, |t|)
+                pts = np.empty((k, L, d))
+                pts[:, :, s] = X[rows, None][:, :, s]
+                pts[:, :, t] = cond_mean[:, None, :] + noise[None]
+                out[c, rows] = self.predict(pts.reshape(-1, d)).reshape(k, L).mean(axis=1)
+        return out
+
+
+@register("gaussian_conditional")
+class GaussianConditional(ValueFunction):
+    """Observational game under a Gaussian model of the features (Aas et al.; "GSHAP-OSV").
+
+    The features are modelled as N(mean, cov) fitted to ``data``; for a
+    coalition S the absent features are drawn ``n_samples`` times from their
+    conditional Gaussian given x_S and the model is averaged over the draws
+    (Monte Carlo, common random numbers across coalitions and points).
+    v(empty) is the mean prediction over ``data`` and v(all) = f(x), so the
+    Shapley values are efficient.
+
+    Parameters
+    ----------
+    model : callable or object with ``predict``
+    data : array (m, d), m >= 2
+        Sample the Gaussian is fitted to; default: the model's ``X_train``.
+    n_samples : int
+        Monte Carlo draws per coalition and point.
+    sample_seed : None, int or Generator
+        Seed of the draws (named so that ``kx.explain(..., seed=...)`` still
+        reaches the Shapley estimator).
+    groups, group_names, max_elements, progress : see :class:`Marginal`.
+    """
+
+    name = "Gaussian conditional (Monte Carlo)"
+
+    def __init__(self, model, data=None, *, n_samples=200, sample_seed=0, groups=None,
+                 group_names=None, max_elements=DEFAULT_POINTS_ELEMENTS, progress=False):
+        self.predict = as_predict(model)
+        d = _n_features_of(model)
+        if data is None:
+            data = getattr(model, "X_train", None)
+            if data is None:
+                raise ValueError("GaussianConditional needs data to fit the Gaussian to")
+        self.data = check_background(data, d, "data")
+        self.n_features = self.data.shape[1]
+        self.n_samples = check_positive_int(n_samples, "n_samples")
+        self.mean = self.data.mean(axis=0)
+        self.cov = np.atleast_2d(np.cov(self.data, rowvar=False))
+        self.normals = check_rng(sample_seed).standard_normal((self.n_samples, self.n_features))
+        self.model_names = getattr(model, "feature_names", None) or feature_names_of(data)
+        self.max_elements, self.progress = _budget(max_elements), bool(progress)
+        self._f_data_mean = None
+        self._set_groups(groups, group_names)
+
+    def _game(self, X):
+        X, names = check_points(X, self.n_features, self.model_names)
+        if self._f_data_mean is None:
+            self._f_data_mean = float(self.predict(self.data).mean())
+        return GaussianConditionalGame(
+            self.predict, X, self.mean, self.cov, self._f_data_mean, self.normals, names,
+            max_elements=self.max_elements, progress=self.progress,
+            meta={"value_function": "gaussian_conditional", "n_samples": self.n_samples})
+
+    def __repr__(self):
+        return f"GaussianConditional(data={len(self.data)} rows, n_samples={self.n_samples})"

@@ -1,0 +1,228 @@
+"""RKHS-SHAP value functions against independent truth.
+
+Interventional (KME, Prop. 3) vs the model-agnostic marginal game computed by
+brute-force model calls; the polynomial-time product route vs enumeration;
+observational (CME) vs a direct transcription of Prop. 3 one coalition at a
+time; Nystrom vs exact; the Gaussian-conditional baseline vs closed forms.
+"""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kernelxai as kx
+from kernelxai.games import ProductGame, all_coalitions, tabulate
+from kernelxai.kernels import RBF, Cauchy, Categorical, Laplace, Matern, Product
+from kernelxai.models import KernelExpansion
+from kernelxai.values import GaussianConditional, Interventional, Marginal
+
+
+def make_model(d, n=30, kernel=None, seed=0, intercept=0.4):
+    rng = np.random.default_rng(seed)
+    Xt = rng.normal(size=(n, d))
+    kernel = kernel or RBF(rng.uniform(0.6, 2.0, d))
+    return KernelExpansion(Xt, rng.normal(size=n), kernel, intercept=intercept)
+
+
+def marginal_by_loops(f, X, B, S):
+    """(1/m) sum_b f(x_S, b_{S^c}) for each x, one synthetic point at a time."""
+    out = []
+    for x in X:
+        pts = []
+        for b in B:
+            p = b.copy()
+            p[list(S)] = x[list(S)]
+            pts.append(p)
+        out.append(np.mean(f(np.array(pts))))
+    return np.array(out)
+
+
+def shapley_by_formula(worth, d):
+    """Textbook Shapley formula from a dict coalition(tuple) -> worths (n,)."""
+    from math import factorial
+
+    phi = np.zeros((len(worth[()]), d))
+    for j in range(d):
+        others = [i for i in range(d) if i != j]
+        for s in range(d):
+            for S in itertools.combinations(others, s):
+                w = factorial(s) * factorial(d - s - 1) / factorial(d)
+                phi[:, j] += w * (worth[tuple(sorted(S + (j,)))] - worth[S])
+    return phi
+
+
+# ----------------------------------------------------------------- interventional
+@pytest.mark.parametrize("kernel", [None, Laplace(0.9), Cauchy([0.5, 1.0, 2.0, 1.5]),
+                                    Product([(RBF([1.0, 2.0]), [0, 3]), (Categorical(), [1, 2])])],
+                         ids=["rbf-ard", "laplace", "cauchy", "mixed"])
+def test_interventional_game_equals_marginal_game_by_loops(kernel):
+    d = 4
+    model = make_model(d, kernel=kernel)
+    rng = np.random.default_rng(1)
+    B, X = rng.normal(size=(12, d)), rng.normal(size=(5, d))
+    if kernel is not None and isinstance(kernel, Product):  # discrete columns for the delta kernel
+        model = KernelExpansion(np.round(model.X_train), model.alpha, kernel, model.intercept)
+        B, X = np.round(B), np.round(X)
+    game = Interventional(model, B).game(X)
+    assert isinstance(game, ProductGame)
+    table = tabulate(game)
+    direct = game._worths(all_coalitions(d))  # the per-coalition route, not the table
+    for mask, S in enumerate(all_coalitions(d)):
+        members = tuple(np.flatnonzero(S))
+        truth = marginal_by_loops(model.predict, X, B, members)
+        np.testing.assert_allclose(table[mask], truth, atol=1e-12)
+        np.testing.assert_allclose(direct[mask], truth, atol=1e-12)
+
+
+@pytest.mark.parametrize("d", [2, 3, 6, 9, 12])
+def test_interventional_exact_equals_marginal_exact_and_product(d):
+    """Full background, all coalitions: KME = model-agnostic (= shap KernelExplainer) = product route."""
+    model = make_model(d, n=25, seed=d)
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(4, d))
+    vf = Interventional(model)  # background = training inputs
+    exact = kx.shapley_values(vf.game(X), method="exact")
+    product = kx.shapley_values(vf.game(X), method="product")
+    kernel_wls = kx.shapley_values(vf.game(X), method="kernel")
+    np.testing.assert_allclose(product.values, exact.values, atol=1e-10)
+    np.testing.assert_allclose(product.base_values, exact.base_values, atol=1e-10)
+    np.testing.assert_allclose(kernel_wls.values, exact.values, atol=1e-10)
+    if d <= 9:  # the model-call baseline is slow beyond that
+        marginal = kx.shapley_values(Marginal(model, model.X_train).game(X), method="exact")
+        np.testing.assert_allclose(exact.values, marginal.values, atol=1e-10)
+        np.testing.assert_allclose(exact.base_values, marginal.base_values, atol=1e-10)
+    # efficiency: values + base = f(x); base = mean of f over the background
+    np.testing.assert_allclose(exact.values.sum(1) + exact.base_values, model.predict(X), atol=1e-10)
+    np.testing.assert_allclose(exact.base_values, model.predict(model.X_train).mean(), atol=1e-10)
+
+
+def test_interventional_matches_textbook_shapley_formula():
+    d = 3
+    model = make_model(d)
+    rng = np.random.default_rng(3)
+    B, X = rng.normal(size=(9, d)), rng.normal(size=(4, d))
+    worth = {S: marginal_by_loops(model.predict, X, B, S)
+             for s in range(d + 1) for S in itertools.combinations(range(d), s)}
+    phi = kx.shapley_values(Interventional(model, B).game(X), method="product").values
+    np.testing.assert_allclose(phi, shapley_by_formula(worth, d), atol=1e-12)
+
+
+def test_product_route_at_d100_is_finite_and_efficient():
+    d = 100
+    model = make_model(d, n=40, kernel=RBF(8.0), seed=5)
+    rng = np.random.default_rng(5)
+    B, X = rng.normal(size=(25, d)), rng.normal(size=(3, d))
+    vf = Interventional(model, B)
+    assert vf.auto_method(vf.game(X)) == "product"
+    e = kx.explain(model, X, background=B)
+    assert e.meta["method"] == "product"
+    assert np.all(np.isfinite(e.values))
+    np.testing.assert_allclose(e.values.sum(1), model.predict(X) - model.predict(B).mean(), atol=1e-10)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(2, 5), st.integers(0, 10**6))
+def test_interventional_axioms_property(d, seed):
+    """Efficiency; a feature the model ignores (huge lengthscale) gets ~0; exact = product."""
+    rng = np.random.default_rng(seed)
+    ls = rng.uniform(0.5, 2.0, d)
+    ls[0] = 1e8  # feature 0 is (numerically) ignored by the model
+    model = make_model(d, n=15, kernel=RBF(ls), seed=seed)
+    B, X = rng.normal(size=(8, d)), rng.normal(size=(3, d))
+    g = Interventional(model, B).game(X)
+    e = kx.shapley_values(g, method="exact")
+    np.testing.assert_allclose(e.values.sum(1) + e.base_values, model.predict(X), atol=1e-10)
+    np.testing.assert_allclose(e.values[:, 0], 0, atol=1e-9)
+    np.testing.assert_allclose(kx.shapley_values(g, method="product").values, e.values, atol=1e-10)
+
+
+def test_interventional_groups_keep_product_structure():
+    d = 5
+    model = make_model(d)
+    X = np.random.default_rng(2).normal(size=(3, d))
+    groups = [[0, 1], [2], [3, 4]]
+    g = Interventional(model, groups=groups, group_names=["a", "b", "c"]).game(X)
+    assert isinstance(g, ProductGame) and g.player_names == ["a", "b", "c"]
+    exact = kx.shapley_values(g, method="exact")
+    np.testing.assert_allclose(kx.shapley_values(g, method="product").values, exact.values, atol=1e-12)
+    # the grouped game is the feature game on expanded coalitions
+    full = tabulate(Interventional(model).game(X))
+    for mask, Z in enumerate(all_coalitions(3)):
+        feats = sum(1 << j for k, grp in enumerate(groups) if Z[k] for j in grp)
+        np.testing.assert_allclose(tabulate(g)[mask], full[feats], atol=1e-12)
+
+
+def test_interventional_non_product_kernel_uses_model_calls():
+    d = 3
+    model = make_model(d, kernel=Matern(1.2, 1.5))
+    rng = np.random.default_rng(4)
+    B, X = rng.normal(size=(10, d)), rng.normal(size=(4, d))
+    g = Interventional(model, B).game(X)
+    assert not isinstance(g, ProductGame)
+    for mask, S in enumerate(all_coalitions(d)):
+        np.testing.assert_allclose(g(S[None])[0], marginal_by_loops(model.predict, X, B, tuple(np.flatnonzero(S))),
+                                   atol=1e-12)
+
+
+def test_interventional_chunking_does_not_change_values():
+    d = 4
+    model = make_model(d, n=50)
+    X = np.random.default_rng(6).normal(size=(7, d))
+    big = kx.shapley_values(Interventional(model).game(X), "exact").values
+    small = kx.shapley_values(Interventional(model, max_elements=500).game(X), "exact").values
+    prod_small = kx.shapley_values(Interventional(model, max_elements=500).game(X), "product",
+                                   max_elements=2000).values
+    np.testing.assert_allclose(small, big, atol=1e-12)
+    np.testing.assert_allclose(prod_small, big, atol=1e-12)
+
+
+# ----------------------------------------------------------------- Gaussian conditional
+def test_gaussian_conditional_linear_model_closed_form():
+    """For f(x) = w'x, v(S)(x) = w_S'x_S + w_{S^c}'E[X_{S^c} | x_S] exactly up to MC noise of the mean."""
+    rng = np.random.default_rng(7)
+    d = 3
+    cov = np.array([[1.0, 0.8, 0.0], [0.8, 1.0, 0.3], [0.0, 0.3, 1.0]])
+    data = rng.multivariate_normal(np.zeros(d), cov, size=4000)
+    w = np.array([1.0, -2.0, 0.5])
+    vf = GaussianConditional(lambda Z: Z @ w, data, n_samples=4000, sample_seed=1)
+    X = rng.normal(size=(3, d))
+    g = vf.game(X)
+    mu, C = data.mean(0), np.cov(data, rowvar=False)
+    for S in all_coalitions(d)[1:-1]:
+        s, t = np.flatnonzero(S), np.flatnonzero(~S)
+        cond = mu[t] + (X[:, s] - mu[s]) @ np.linalg.solve(C[np.ix_(s, s)], C[np.ix_(s, t)])
+        truth = X[:, s] @ w[s] + cond @ w[t]
+        np.testing.assert_allclose(g(S[None])[0], truth, atol=0.06)
+    e = kx.shapley_values(g)
+    np.testing.assert_allclose(e.values.sum(1) + e.base_values, X @ w, atol=1e-10)
+    np.testing.assert_allclose(e.base_values, (data @ w).mean(), atol=1e-12)
+
+
+# ----------------------------------------------------------------- bad input
+def test_value_function_bad_input():
+    model = make_model(3)
+    X = np.zeros((2, 3))
+    with pytest.raises(ValueError, match="single row"):
+        Interventional(model, np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="single row"):
+        Marginal(model, np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="4 features but 3"):
+        Interventional(model, np.zeros((5, 4)))
+    with pytest.raises(ValueError, match="2 features but 3"):
+        Interventional(model).game(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="NaN"):
+        Interventional(model).game(np.array([[np.nan, 0, 0]]))
+    with pytest.raises(ValueError, match="inf"):
+        Interventional(model, np.array([[np.inf, 0, 0], [0, 0, 0]]))
+    with pytest.raises(TypeError, match="supported models"):
+        Interventional(object())
+    with pytest.raises(TypeError, match="predict"):
+        Marginal(3.0, X)
+    with pytest.raises(ValueError, match="one number per row"):
+        kx.shapley_values(Marginal(lambda Z: np.c_[Z, Z], np.ones((3, 3))).game(X))
+    with pytest.raises(TypeError, match="ProductGame|product"):
+        kx.shapley_values(Interventional(make_model(3, kernel=Matern(1.0))).game(X), method="product")
