@@ -169,3 +169,32 @@ def test_observational_values_need_independent_groups():
     gap = np.abs(kx.shapley_values(game.grouped(GROUPS)).values
                  - group_sums(kx.shapley_values(game).values, GROUPS))
     assert gap.max() > 1e-3
+
+
+# ----------------------------------------------------------------------------- through kx.explain
+def _fitted_krr(d=6, n=60, seed=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sin(X[:, 0]) * X[:, 3] + X[:, 1] - X[:, 2] * X[:, 4] + 0.1 * rng.normal(size=n)
+    return kx.models.KernelRidge(lam=1e-2).fit(X, y), X
+
+
+def test_explain_with_groups_product_and_exact_agree_with_brute_force():
+    model, X = _fitted_krr()
+    background, points = X[:25], X[40:44]
+    names = ["g03", "g1", "g245"]
+    prod = kx.explain(model, points, background=background, method="product", groups=GROUPS,
+                      group_names=names)
+    exact = kx.explain(model, points, background=background, method="exact", groups=GROUPS,
+                       group_names=names)
+    assert prod.feature_names == exact.feature_names == names
+    np.testing.assert_allclose(prod.values, exact.values, atol=1e-10)
+    np.testing.assert_allclose(prod.output, model.predict(points), atol=1e-10)
+    # brute force: the model-agnostic interventional game of the predictions, grouped by hand
+    game = marginal_game(model.predict, points, background)
+    table = tabulate(GroupedGame(game, GROUPS))
+    brute = np.array([textbook_shapley(col, 3) for col in table.T])
+    np.testing.assert_allclose(exact.values, brute, atol=1e-10)
+    # the product kernel's interventional game is not separable across these groups
+    features = kx.explain(model, points, background=background, method="exact").values
+    assert np.abs(exact.values - group_sums(features, GROUPS)).max() > 1e-3
