@@ -85,9 +85,22 @@ def workdir(tmp_path):
     return tmp_path
 
 
+def _lab_settings(tmp):
+    """A settings dir that renders every cell (no windowing) and asks no questions."""
+    tracker = tmp / "lab-settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True, exist_ok=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    news = tmp / "lab-settings" / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True, exist_ok=True)
+    (news / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false", "checkForUpdates": false}')
+    return tmp / "lab-settings"
+
+
 def _server(cmd, cwd, url):
     log = open(cwd / "server.log", "w")
-    env = {**os.environ, "JUPYTER_PLATFORM_DIRS": "1"}
+    env = {**os.environ, "JUPYTER_PLATFORM_DIRS": "1",
+           "JUPYTERLAB_SETTINGS_DIR": str(_lab_settings(cwd))}
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
         _wait_http(url, proc)
@@ -128,20 +141,20 @@ def test_jupyterlab_runs_notebook_and_slider_updates_figure(browser, workdir):
            "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
            f"--ServerApp.root_dir={workdir}", "--LabApp.news_url=", "--allow-root"]
     proc = _server(cmd, workdir, f"http://127.0.0.1:{port}/api")
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK}", timeout=120_000)
-        page.locator(".jp-Notebook").first.wait_for(timeout=120_000)
+        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=120_000)
         # wait for the kernel, then Run > Run All Cells
-        page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle'], "
-                     "#jp-main-statusbar :text('Idle')").first.wait_for(timeout=120_000)
+        page.locator("#jp-main-statusbar").get_by_text("Idle").first.wait_for(timeout=120_000)
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_text("Run All Cells", exact=True).click()
+        # the last cell prints the summary once everything above has run
+        summary = page.locator(".jp-OutputArea-output").filter(has_text="WLS=exact").first
+        summary.wait_for(timeout=240_000)
         interactive = page.locator(".jp-Cell").filter(has=page.locator(".widget-slider")).first
-        interactive.wait_for(timeout=180_000)
-        interactive.scroll_into_view_if_needed()
-        outputs = lambda: interactive.locator(".jp-OutputArea-output img, .jp-OutputArea-output svg").last
-        outputs().wait_for(timeout=120_000)
+        interactive.scroll_into_view_if_needed(timeout=60_000)
+        interactive.locator(".jp-OutputArea-output img").last.wait_for(timeout=60_000)
         before, after = _move_first_slider(page, lambda: interactive.locator(".jp-OutputArea").first)
         page.screenshot(path=str(SHOTS / "lab-01-shapley-games.png"), full_page=False)
         assert before != after, "moving the slider did not change the rendered output"
@@ -149,6 +162,10 @@ def test_jupyterlab_runs_notebook_and_slider_updates_figure(browser, workdir):
         errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
         tracebacks = [e.inner_text() for e in errors.all() if "Traceback" in e.inner_text()]
         assert not tracebacks, tracebacks[:1]
+    except Exception as exc:
+        page.screenshot(path=str(SHOTS / "lab-failure.png"), full_page=False)
+        log = (workdir / "server.log").read_text()[-4000:]
+        raise AssertionError(f"{exc}\n--- JupyterLab server log (tail) ---\n{log}") from None
     finally:
         _stop(proc)
 
@@ -161,8 +178,8 @@ def test_voila_renders_notebook_and_slider_updates_figure(browser, workdir):
     cmd = [str(voila), NOTEBOOK, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
            "--ServerApp.token=", "--ServerApp.password="]
     proc = _server(cmd, workdir, f"http://127.0.0.1:{port}/")
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"http://127.0.0.1:{port}/", timeout=180_000)
         slider_box = page.locator(".widget-interact, .jp-OutputArea").filter(
             has=page.locator(".widget-slider")).last
@@ -171,5 +188,9 @@ def test_voila_renders_notebook_and_slider_updates_figure(browser, workdir):
         page.screenshot(path=str(SHOTS / "voila-01-shapley-games.png"), full_page=False)
         assert before != after, "moving the slider did not change the Voilà output"
         assert "Traceback" not in page.inner_text("body")
+    except Exception as exc:
+        page.screenshot(path=str(SHOTS / "voila-failure.png"), full_page=False)
+        log = (workdir / "server.log").read_text()[-4000:]
+        raise AssertionError(f"{exc}\n--- Voila server log (tail) ---\n{log}") from None
     finally:
         _stop(proc)
