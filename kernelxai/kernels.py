@@ -43,6 +43,7 @@ __all__ = [
     "Categorical",
     "Product",
     "Matern",
+    "CoalitionGrams",
     "median_heuristic",
     "DEFAULT_BLOCK_ELEMENTS",
 ]
@@ -400,6 +401,62 @@ class Matern(Kernel):
     def __repr__(self):
         ls = self.lengthscale if isinstance(self.lengthscale, float) else np.round(self.lengthscale, 4).tolist()
         return f"Matern(lengthscale={ls}, nu={self.nu})"
+
+
+class CoalitionGrams:
+    """Gram matrices K_S(A, B) of many coalitions S from one cached per-feature tensor.
+
+    Value functions that condition on a coalition (the CME of RKHS-SHAP Prop. 3
+    and App. C) need K_S for hundreds or thousands of coalitions S. Building
+    each from scratch costs |S| kernel evaluations per entry; here one tensor
+    of per-feature terms is computed once and every K_S is one matrix product
+    with the coalition masks followed by an elementwise map:
+
+    * product kernels: K_S = exp(sum_{l in S} log k_l) (exact zeros of a
+      factor, e.g. the categorical kernel, are tracked separately and stay 0);
+    * :class:`Matern`: K_S = kappa(sqrt(sum_{l in S} ((a_l - b_l) / l_l)^2)), the
+      Matern kernel of the same form on the coordinates in S.
+
+    The empty coalition gives a matrix of ones. The cache holds
+    ``len(A) * len(B) * d`` numbers.
+
+    Parameters
+    ----------
+    kernel : ProductKernel or Matern
+    A : array (na, d)
+    B : array (nb, d), default A
+    """
+
+    def __init__(self, kernel, A, B=None):
+        if not isinstance(kernel, (ProductKernel, Matern)):
+            raise TypeError(f"CoalitionGrams supports product kernels and Matern; got {kernel!r}")
+        A, B = kernel._check_pair(A, B)
+        self.kernel, self.shape, self.d = kernel, (A.shape[0], B.shape[0]), A.shape[1]
+        self._zeros = None
+        if isinstance(kernel, ProductKernel):
+            G = kernel.feature_grams(A, B)
+            positive = G > 0
+            self._terms = np.log(np.where(positive, G, 1.0)).reshape(-1, self.d).T.copy()
+            if not positive.all():
+                self._zeros = (~positive).reshape(-1, self.d).T.astype(float)
+        else:
+            scale = kernel._scales(self.d)
+            diff = (A[:, None, :] - B[None, :, :]) / scale
+            self._terms = (diff * diff).reshape(-1, self.d).T.copy()
+
+    def __call__(self, coalitions):
+        """K_S for each row of ``coalitions`` (bool (c, d)): array (c, na, nb)."""
+        Z = np.atleast_2d(np.asarray(coalitions, dtype=float))
+        if Z.shape[1] != self.d:
+            raise ValueError(f"coalitions must have {self.d} columns; got {Z.shape[1]}")
+        E = Z @ self._terms
+        if isinstance(self.kernel, ProductKernel):
+            np.exp(E, out=E)
+            if self._zeros is not None:
+                E[(Z @ self._zeros) > 0] = 0.0
+        else:
+            E = self.kernel._profile(np.sqrt(np.maximum(E, 0.0)))
+        return E.reshape((len(Z),) + self.shape)
 
 
 def median_heuristic(X, *, pooled=False, max_samples=1000, seed=0):

@@ -226,3 +226,139 @@ def test_value_function_bad_input():
         kx.shapley_values(Marginal(lambda Z: np.c_[Z, Z], np.ones((3, 3))).game(X))
     with pytest.raises(TypeError, match="ProductGame|product"):
         kx.shapley_values(Interventional(make_model(3, kernel=Matern(1.0))).game(X), method="product")
+
+
+# ----------------------------------------------------------------- observational
+from kernelxai.values import Observational  # noqa: E402
+
+
+def cme_by_formula(model, B, X, S, eta):
+    """RKHS-SHAP Prop. 3 written out with explicit matrices, one coalition."""
+    k, m = model.kernel, len(B)
+    gamma = np.linalg.solve(k.gram(B, B, S) + m * eta * np.eye(m), k.gram(B, X, S))
+    return model.intercept + model.alpha @ (k.gram(model.X_train, X, S) * (k.gram(model.X_train, B, ~S) @ gamma))
+
+
+def cme_regression_by_formula(model, B, X, S, eta):
+    """RKHS-SHAP App. C eq. (8) with explicit matrices, one coalition."""
+    k, m = model.kernel, len(B)
+    beta = np.linalg.solve(k.gram(B, B, S) + m * eta * np.eye(m), model.predict(B) - model.intercept)
+    return model.intercept + k.gram(X, B, S) @ beta
+
+
+@pytest.mark.parametrize("own_background", [True, False])
+@pytest.mark.parametrize("max_elements", [2**25, 3000], ids=["batched", "one-by-one"])
+def test_observational_product_form_equals_prop3(own_background, max_elements):
+    d, eta = 4, 1e-2
+    model = make_model(d, n=30, seed=11)
+    rng = np.random.default_rng(11)
+    B = model.X_train if own_background else rng.normal(size=(23, d))
+    X = rng.normal(size=(5, d))
+    g = Observational(model, B, eta, max_elements=max_elements).game(X)
+    table = tabulate(g)
+    Z = all_coalitions(d)
+    for mask in range(1, 2**d - 1):
+        np.testing.assert_allclose(table[mask], cme_by_formula(model, B, X, Z[mask], eta), atol=1e-12)
+    np.testing.assert_allclose(table[0], model.predict(B).mean(), atol=1e-12)   # v(empty) set
+    np.testing.assert_allclose(table[-1], model.predict(X), atol=1e-12)          # v(D) = f(x)
+
+
+@pytest.mark.parametrize("kernel", [Matern(1.3, 0.5), Matern([1.0, 2.0, 0.7], 2.5), RBF(1.0)],
+                         ids=["matern-0.5", "matern-2.5-ard", "rbf-regression"])
+def test_observational_regression_form_equals_appendix_c(kernel):
+    d, eta = 3, 5e-3
+    model = make_model(d, n=25, kernel=kernel, seed=12)
+    X = np.random.default_rng(12).normal(size=(4, d))
+    vf = Observational(model, eta=eta, form="regression")
+    assert vf.form == "regression"
+    g = vf.game(X)
+    Z = all_coalitions(d)
+    for mask in range(1, 2**d - 1):
+        np.testing.assert_allclose(g(Z[mask]), cme_regression_by_formula(model, model.X_train, X, Z[mask], eta),
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [RBF([0.8, 1.2, 2.0, 1.0]), Matern(1.5, 1.5)], ids=["product", "matern"])
+def test_observational_efficiency_to_1e10(kernel):
+    d = 4
+    model = make_model(d, n=40, kernel=kernel, seed=13)
+    X = np.random.default_rng(13).normal(size=(6, d))
+    for method in ("exact", "kernel"):
+        e = kx.explain(model, X, value="observational", method=method, eta=1e-3)
+        np.testing.assert_allclose(e.values.sum(1) + e.base_values, model.predict(X), atol=1e-10)
+        np.testing.assert_allclose(e.base_values, model.predict(model.X_train).mean(), atol=1e-10)
+    e = kx.explain(model, X, value="observational", method="permutation", n_permutations=10, seed=0)
+    np.testing.assert_allclose(e.values.sum(1) + e.base_values, model.predict(X), atol=1e-10)
+
+
+def test_nystrom_with_all_points_as_landmarks_is_the_exact_cme():
+    d, eta = 3, 1e-2
+    for kernel, form in ((RBF([1.0, 0.7, 1.5]), "product"), (Matern(1.0, 1.5), "regression")):
+        model = make_model(d, n=35, kernel=kernel, seed=14)
+        X = np.random.default_rng(14).normal(size=(4, d))
+        exact = tabulate(Observational(model, eta=eta).game(X))
+        nys = tabulate(Observational(model, eta=eta, landmarks=35).game(X))
+        np.testing.assert_allclose(nys, exact, atol=1e-5)
+        chunked = tabulate(Observational(model, eta=eta, landmarks=35, max_elements=20000).game(X))
+        np.testing.assert_allclose(chunked, nys, atol=1e-10)
+        # fewer landmarks: an approximation, still efficient by construction
+        e = kx.shapley_values(Observational(model, eta=eta, landmarks=10).game(X))
+        np.testing.assert_allclose(e.values.sum(1) + e.base_values, model.predict(X), atol=1e-10)
+
+
+def test_nystrom_keeps_the_m_eta_scaling():
+    """Doubling the background (duplicated rows) with eta fixed leaves the CME unchanged.
+
+    K_S(BB, BB) + 2m eta I on a duplicated sample has the same regression
+    solution as K_S(B, B) + m eta I; dropping the m (eta alone) would not.
+    """
+    d, eta = 3, 1e-2
+    model = make_model(d, n=20, seed=15)
+    X = np.random.default_rng(15).normal(size=(3, d))
+    B = model.X_train
+    once = tabulate(Observational(model, B, eta, landmarks=B).game(X))
+    twice = tabulate(Observational(model, np.r_[B, B], eta, landmarks=B).game(X))
+    np.testing.assert_allclose(twice, once, atol=1e-8)
+    exact_twice = tabulate(Observational(model, np.r_[B, B], eta).game(X))
+    np.testing.assert_allclose(exact_twice, tabulate(Observational(model, B, eta).game(X)), atol=1e-10)
+
+
+def test_observational_ill_conditioned_warns_never_nan():
+    d = 3
+    model = make_model(d, n=30, seed=16)
+    B = np.repeat(model.X_train[:10], 3, axis=0)  # duplicated rows: K_S singular
+    X = np.random.default_rng(16).normal(size=(3, d))
+    with pytest.warns(RuntimeWarning, match="jitter"):
+        e = kx.explain(model, X, value="observational", background=B, eta=1e-300)
+    assert np.all(np.isfinite(e.values))
+
+
+def test_observational_groups_and_names():
+    import pandas as pd
+
+    d = 4
+    model = make_model(d, seed=17)
+    X = pd.DataFrame(np.random.default_rng(17).normal(size=(3, d)), columns=list("abcd"))
+    e = kx.explain(model, X, value="observational", groups=[[0, 1], [2, 3]], group_names=["ab", "cd"])
+    assert e.feature_names == ["ab", "cd"]
+    np.testing.assert_allclose(e.values.sum(1) + e.base_values, model.predict(X.values), atol=1e-10)
+    assert kx.explain(model, X, value="observational").feature_names == list("abcd")
+
+
+def test_observational_bad_input():
+    model = make_model(3)
+    for eta in (0.0, -1e-3, np.nan, "0.1"):
+        with pytest.raises(ValueError, match="eta"):
+            Observational(model, eta=eta)
+    with pytest.raises(ValueError, match="single row"):
+        Observational(model, np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="form='product'.*product kernel"):
+        Observational(make_model(3, kernel=Matern(1.0)), form="product")
+    with pytest.raises(ValueError, match="unknown form"):
+        Observational(model, form="nonsense")
+    with pytest.raises(ValueError, match="exceeds"):
+        Observational(model, landmarks=1000)
+    with pytest.raises(ValueError, match="2 features but 3"):
+        Observational(model, landmarks=np.zeros((5, 2)))
+    with pytest.raises(ValueError, match="does not produce a product game"):
+        kx.explain(model, np.zeros((2, 3)), value="observational", method="product")

@@ -8,6 +8,7 @@ from .base import ValueFunction, get, register, registered
 from .functional import FunctionalBaseline
 from .agnostic import GaussianConditional, Marginal
 from .interventional import Interventional
+from .observational import Observational
 
 __all__ = ["ValueFunction", "register", "registered", "get", "FunctionalBaseline",
-           "Interventional", "Marginal", "GaussianConditional"]
+           "Interventional", "Observational", "Marginal", "GaussianConditional"]

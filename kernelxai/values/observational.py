@@ -1,0 +1,358 @@
+"""Observational Shapley values of kernel models via conditional mean embeddings.
+
+RKHS-SHAP Prop. 3 (MATH.md §2). With the model f(x) = sum_i alpha_i k(x, x_i) + b
+(training points x_i, i = 1..n) and a sample B = b_1..b_m to fit the
+conditional mean embedding on (the training inputs by default, as in the paper),
+the product-kernel estimator of E[f(X) | X_S = x_S] is
+
+    nu_O(x, S) = b + sum_i alpha_i K_S(x_i, x) [K_{S^c}(x_i, B) Gamma_S(x)]_i,
+    Gamma_S(x) = (K_S(B, B) + m eta I)^{-1} K_S(B, x),
+
+i.e. alpha' [K_S(X, x) * Xi_S K_S(X, x)] with Xi_S = K_{S^c}(X, B)(K_S(B, B) + m eta I)^{-1}
+-- the n*eta scaling of the paper (n = m by default). For non-product kernels
+(supplement App. C, eq. (8)) the embedding of the whole feature map is
+regressed on k_S, a kernel of the same form on the coordinates in S:
+
+    nu_O(x, S) = b + k_S(x, B) (K_S(B, B) + m eta I)^{-1} (f(B) - b).
+
+As in the paper's reference implementation, v(empty) is set to the mean of f
+over B and v(D) to f(x), so the Shapley values are exactly efficient. Each
+linear system is factorised by Cholesky; if that fails (eta far too small for
+the conditioning of K_S) jitter is added with a warning -- never a silent NaN.
+
+For large m a Nystrom variant (``landmarks=``) replaces K_S(B, B) by
+Phi_S Phi_S' with Phi_S = K_S(B, L) K_S(L, L)^{-1/2} on landmark points L and
+solves by Woodbury, O(m p^2) per coalition for p landmarks, keeping the same
+m*eta scaling (a reference implementation silently drops the m; this one does not).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy import linalg as sla
+from tqdm.auto import tqdm
+
+from .._validation import check_choice, check_matrix, check_positive_int, check_rng
+from ..games import Game
+from ..kernels import CoalitionGrams, Matern, ProductKernel
+from ..models import as_expansion
+from .agnostic import GroupsDropData, _budget, check_background, check_points
+from .base import ValueFunction, register
+
+__all__ = ["Observational", "ObservationalGame", "cholesky_jitter"]
+
+#: Default budget (float64 elements) for cached per-feature tensors and coalition batches (256 MB).
+DEFAULT_MAX_ELEMENTS = 2**25
+
+#: Relative eigenvalue threshold of the Nystrom pseudo-inverse square root.
+NYSTROM_RTOL = 1e-10
+
+
+def cholesky_jitter(A, what="K_S + m eta I", max_tries=10):
+    """Lower Cholesky factors of a (batch of) symmetric positive-definite matrices.
+
+    A matrix whose factorisation fails gets jitter 1e-12 * mean(diag) * 10**k
+    (k = 0, 1, ...) on its diagonal until it succeeds, with a RuntimeWarning
+    naming the jitter; after ``max_tries`` a LinAlgError explains what to
+    change. The result is always finite.
+    """
+    A = np.asarray(A)
+    try:
+        L = np.linalg.cholesky(A)
+        if np.all(np.isfinite(L)):
+            return L
+    except np.linalg.LinAlgError:
+        pass
+    batch = A.reshape((-1,) + A.shape[-2:])
+    out = np.empty_like(batch)
+    worst = 0.0
+    for k, M in enumerate(batch):
+        try:
+            out[k] = np.linalg.cholesky(M)
+            if np.all(np.isfinite(out[k])):
+                continue
+        except np.linalg.LinAlgError:
+            pass
+        scale = float(np.mean(np.diag(M))) or 1.0
+        for t in range(max_tries):
+            jitter = scale * 1e-12 * 10.0**t
+            try:
+                out[k] = np.linalg.cholesky(M + jitter * np.eye(len(M)))
+            except np.linalg.LinAlgError:
+                continue
+            if np.all(np.isfinite(out[k])):
+                worst = max(worst, jitter)
+                break
+        else:
+            raise np.linalg.LinAlgError(
+                f"{what} is not positive definite even with jitter {jitter:.1e} on its diagonal; "
+                "increase eta (the CME regularisation) or check the kernel and data for NaN")
+    if worst > 0:
+        warnings.warn(f"{what} was numerically singular (ill-conditioned: eta too small for this "
+                      f"kernel and data); added jitter up to {worst:.1e} to its diagonal",
+                      RuntimeWarning, stacklevel=3)
+    return out.reshape(A.shape)
+
+
+def _pinv_sqrt(W):
+    """R with R R' = W^+ (pseudo-inverse), from eigenvalues above NYSTROM_RTOL * max."""
+    lam, V = np.linalg.eigh(W)
+    keep = lam > NYSTROM_RTOL * max(lam.max(), 0.0)
+    if not keep.any():
+        return np.zeros((len(W), 1))
+    return V[:, keep] / np.sqrt(lam[keep])
+
+
+class ObservationalGame(GroupsDropData, Game):
+    """The observational (CME) game of a kernel expansion for the rows of X.
+
+    Parameters are validated by :class:`Observational`; ``form`` is
+    ``"product"`` (Prop. 3) or ``"regression"`` (App. C), ``landmarks`` None
+    or an array of Nystrom landmark points.
+    """
+
+    def __init__(self, expansion, background, X, player_names, *, eta, form, landmarks=None,
+                 max_elements=DEFAULT_MAX_ELEMENTS, progress=False):
+        meta = {"value_function": "observational", "kernel": repr(expansion.kernel), "eta": eta,
+                "form": form, "n_background": len(background),
+                "landmarks": None if landmarks is None else len(landmarks)}
+        super().__init__(X.shape[1], player_names, len(X), X, meta)
+        self.expansion, self.background, self.X = expansion, background, X
+        self.eta, self.form, self.landmarks = eta, form, landmarks
+        self.max_elements, self.progress = max_elements, progress
+        self.ridge = len(background) * eta  # the m*eta of K_S + m eta I
+        self._f_background = expansion.predict(background)
+        self._v_empty = float(self._f_background.mean())
+        self._v_full = expansion.predict(X)
+        self._caches = None
+
+    # ------------------------------------------------------------------ driver
+    def _evaluate(self, z):
+        uniq, inverse = np.unique(z, axis=0, return_inverse=True)
+        out = np.empty((len(uniq), self.n_instances))
+        inner = []
+        for k, S in enumerate(uniq):
+            if S.all():
+                out[k] = self._v_full
+            elif not S.any():
+                out[k] = self._v_empty
+            else:
+                inner.append(k)
+        if inner:
+            out[inner] = self._inner(uniq[inner])
+        return out[inverse.ravel()]
+
+    def _inner(self, Z):
+        if self.landmarks is not None:
+            return self._nystrom(Z)
+        m, n, nx, d = len(self.background), len(self.expansion.X_train), self.n_instances, self.n_players
+        if self.form == "product":
+            cache = m * m + m * nx + n * m + n * nx
+            per = m * m + m * nx + 2 * n * m + 2 * n * nx
+        else:
+            cache = m * m + nx * m
+            per = m * m + nx * m
+        if cache * d <= self.max_elements:
+            return self._batched(Z, per)
+        return self._one_by_one(Z)
+
+    def _batches(self, Z, per_coalition):
+        step = max(1, self.max_elements // (2 * max(1, per_coalition)))
+        starts = range(0, len(Z), step)
+        return tqdm([slice(s, min(len(Z), s + step)) for s in starts], desc="CME coalitions",
+                    disable=not self.progress, leave=False)
+
+    # ------------------------------------------- small m: cached grams, batched
+    def _batched(self, Z, per):
+        exp, B, X = self.expansion, self.background, self.X
+        if self._caches is None:
+            k = exp.kernel
+            c = {"BB": CoalitionGrams(k, B), "BX": CoalitionGrams(k, B, X)}
+            if self.form == "product":
+                same = exp.X_train.shape == B.shape and np.array_equal(exp.X_train, B)
+                c["TB"] = c["BB"] if same else CoalitionGrams(k, exp.X_train, B)
+                c["TX"] = CoalitionGrams(k, exp.X_train, X)
+            self._caches = c
+        c = self._caches
+        out = np.empty((len(Z), self.n_instances))
+        m = len(B)
+        for rows in self._batches(Z, per):
+            S = Z[rows]
+            K = c["BB"](S)
+            K[:, np.arange(m), np.arange(m)] += self.ridge
+            L = cholesky_jitter(K)
+            del K
+            if self.form == "product":
+                gamma = sla.cho_solve((L, True), c["BX"](S))          # (c, m, nx)
+                H = np.matmul(c["TB"](~S), gamma)                       # (c, n, nx)
+                out[rows] = np.einsum("i,cix,cix->cx", exp.alpha, c["TX"](S), H)
+            else:
+                resid = np.broadcast_to(self._f_background - exp.intercept, (len(S), m))
+                beta = sla.cho_solve((L, True), resid[..., None])[..., 0]   # (c, m)
+                out[rows] = np.matmul(beta[:, None, :], c["BX"](S))[:, 0, :]
+        return out + exp.intercept
+
+    # ------------------------------------------------ large m: one at a time
+    def _one_by_one(self, Z):
+        exp, B, X = self.expansion, self.background, self.X
+        kernel, m = exp.kernel, len(B)
+        block = max(1, self.max_elements // 4)
+        out = np.empty((len(Z), self.n_instances))
+        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not self.progress, leave=False):
+            S = Z[k]
+            K = kernel.gram(B, B, S, max_elements=block)
+            K[np.diag_indices(m)] += self.ridge
+            L = cholesky_jitter(K)
+            del K
+            if self.form == "product":
+                gamma = sla.cho_solve((L, True), kernel.gram(B, X, S, max_elements=block))
+                del L
+                H = kernel.gram(exp.X_train, B, ~S, max_elements=block) @ gamma
+                out[k] = exp.alpha @ (kernel.gram(exp.X_train, X, S, max_elements=block) * H)
+            else:
+                beta = sla.cho_solve((L, True), self._f_background - exp.intercept)
+                out[k] = kernel.gram(X, B, S, max_elements=block) @ beta
+        return out + exp.intercept
+
+    # ------------------------------------------------------------- Nystrom
+    def _nystrom(self, Z):
+        """Woodbury solves with Nystrom features on landmarks (see the module docstring)."""
+        exp, B, X, Lm = self.expansion, self.background, self.X, self.landmarks
+        kernel = exp.kernel
+        m, p, d, nc = len(B), len(Lm), self.n_players, len(Z)
+        product = self.form == "product"
+        LL = CoalitionGrams(kernel, Lm)
+        LX = CoalitionGrams(kernel, Lm, X)
+        if product:
+            TL = CoalitionGrams(kernel, exp.X_train, Lm)
+            TX = CoalitionGrams(kernel, exp.X_train, X)
+        resid = self._f_background - exp.intercept
+        out = np.empty((nc, self.n_instances))
+        # coalitions in batches; background rows streamed in chunks inside each batch
+        per = 2 * p * p + p * (len(exp.X_train) + self.n_instances)
+        for rows in self._batches(Z, per):
+            S = Z[rows]
+            c = len(S)
+            P_SS = np.zeros((c, p, p))
+            P_cS = np.zeros((c, p, p)) if product else None
+            q_S = None if product else np.zeros((c, p))
+            chunk = max(1, self.max_elements // (4 * p * (d + 2 * c)))
+            for start in range(0, m, chunk):
+                Bc = B[start:start + chunk]
+                G = CoalitionGrams(kernel, Bc, Lm)
+                KS = G(S)                                    # (c, chunk, p)
+                P_SS += np.matmul(KS.transpose(0, 2, 1), KS)
+                if product:
+                    P_cS += np.matmul(G(~S).transpose(0, 2, 1), KS)
+                else:
+                    q_S += np.einsum("cbp,b->cp", KS, resid[start:start + chunk])
+            W_S = LL(S)
+            W_c = LL(~S) if product else None
+            KS_LX = LX(S)
+            if product:
+                KS_TX, Kc_TL = TX(S), TL(~S)
+            for k in range(c):
+                R = _pinv_sqrt(W_S[k])                             # (p, r)
+                A = R.T @ P_SS[k] @ R
+                A[np.diag_indices_from(A)] += self.ridge
+                LA = cholesky_jitter(A, "the Nystrom system Phi'Phi + m eta I")
+                y = sla.cho_solve((LA, True), R.T @ KS_LX[k])      # (r, nx)
+                if product:
+                    Rc = _pinv_sqrt(W_c[k])
+                    H = Kc_TL[k] @ (Rc @ (Rc.T @ (P_cS[k] @ (R @ y))))   # (n, nx)
+                    out[rows.start + k] = exp.alpha @ (KS_TX[k] * H)
+                else:
+                    out[rows.start + k] = y.T @ (R.T @ q_S[k])
+        return out + exp.intercept
+
+
+@register("observational")
+class Observational(ValueFunction):
+    """Observational value function of a kernel model (RKHS-SHAP Prop. 3; App. C).
+
+    nu_O(x, S) estimates E[f(X) | X_S = x_S] with the conditional mean
+    embedding fitted on ``background`` (default: the model's training inputs),
+    regularised by K_S + m eta I (m = rows of the background, the paper's
+    n*eta convention). v(empty) = mean of f over the background and
+    v(all) = f(x) exactly, so the values are efficient.
+
+    Parameters
+    ----------
+    model : KernelExpansion or anything :func:`kernelxai.models.as_expansion` accepts
+    background : array (m, d), m >= 2, optional
+        The sample the CME is fitted on.
+    eta : float > 0
+        CME regularisation.
+    landmarks : None, int or array (p, d)
+        Nystrom variant: an int draws that many landmark rows of the background
+        uniformly at random (``landmark_seed``); an array gives them. Same
+        m*eta scaling; O(m p^2) per coalition instead of O(m^3).
+    form : {"auto", "product", "regression"}
+        ``"product"``: Prop. 3 (product kernels only). ``"regression"``: App. C,
+        eq. (8), regressing f(B) on k_S -- any kernel that can be restricted to
+        a coalition (product kernels, :class:`~kernelxai.kernels.Matern`).
+        ``"auto"``: product for product kernels, regression otherwise.
+    landmark_seed : None, int or Generator
+    groups, group_names : optional
+        Players as groups of features.
+    max_elements : int
+        Memory budget (float64 elements) for cached tensors and batches. When
+        the per-feature tensors of the background fit (m^2 d plus smaller
+        terms), coalitions are processed in batches from one cache; otherwise
+        one at a time, in O(m^2) memory.
+    progress : bool
+        Progress bar over coalitions.
+    """
+
+    name = "observational (CME)"
+
+    def __init__(self, model, background=None, eta=1e-3, *, landmarks=None, form="auto",
+                 landmark_seed=0, groups=None, group_names=None, max_elements=DEFAULT_MAX_ELEMENTS,
+                 progress=False):
+        self.model = as_expansion(model)
+        bg = self.model.X_train if background is None else background
+        self.background = check_background(bg, self.model.n_features)
+        if isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not np.isfinite(eta) or eta <= 0:
+            raise ValueError(f"eta (the CME regularisation, K_S + m eta I) must be a positive number; "
+                             f"got {eta!r}")
+        self.eta = float(eta)
+        form = check_choice(form, "form", ("auto", "product", "regression"))
+        kernel = self.model.kernel
+        if form == "auto":
+            form = "product" if kernel.is_product else "regression"
+        if form == "product" and not kernel.is_product:
+            raise ValueError(f"form='product' (RKHS-SHAP Prop. 3) needs a product kernel; the model's "
+                             f"kernel is {kernel!r}. Use form='regression' (App. C) or 'auto'")
+        if not isinstance(kernel, (ProductKernel, Matern)):
+            raise TypeError(f"observational values need K_S for coalitions S: supported kernels are "
+                            f"product kernels and Matern; got {kernel!r}")
+        self.form = form
+        self.landmarks = self._landmarks(landmarks, landmark_seed)
+        self.max_elements, self.progress = _budget(max_elements), bool(progress)
+        self._set_groups(groups, group_names)
+
+    def _landmarks(self, landmarks, seed):
+        if landmarks is None:
+            return None
+        B = self.background
+        if isinstance(landmarks, (numbers.Integral, np.integer)) and not isinstance(landmarks, bool):
+            p = check_positive_int(landmarks, "landmarks")
+            if p > len(B):
+                raise ValueError(f"landmarks={p} exceeds the {len(B)} background rows")
+            rows = np.sort(check_rng(seed).choice(len(B), p, replace=False))
+            return B[rows]
+        return check_matrix(landmarks, "landmarks", n_features=self.model.n_features)
+
+    def _game(self, X):
+        X, names = check_points(X, self.model.n_features, self.model.feature_names)
+        return ObservationalGame(self.model, self.background, X, names, eta=self.eta, form=self.form,
+                                 landmarks=self.landmarks, max_elements=self.max_elements,
+                                 progress=self.progress)
+
+    def __repr__(self):
+        nys = "" if self.landmarks is None else f", landmarks={len(self.landmarks)}"
+        return (f"Observational(eta={self.eta}, form={self.form!r}, "
+                f"background={len(self.background)} rows{nys})")
