@@ -22,6 +22,7 @@
 #
 # | notebook | paper setting |
 # |---|---|
+# | [30 · The uncertainty pipeline](30-uncertainty-pipeline.ipynb) | thesis ch. 3: correlation α in the data, interaction β and non-linearity γ in the model, σ perturbations; how Shapley residuals, sampling intervals and Bayesian-SHAP intervals respond to each knob |
 #
 # ## How the pieces fit
 #
