@@ -20,47 +20,66 @@ OUT = ROOT / "build" / "test-notebooks"
 CELL_TIMEOUT = int(os.environ.get("KERNELXAI_CELL_TIMEOUT", "300"))
 
 
+class NotebookCellError(AssertionError):
+    """A notebook cell raised; the message names the cell and the error."""
+
+
+def execute(path, results, parameters, out_dir=OUT, timeout=CELL_TIMEOUT):
+    """Run ``path`` with papermill (per-cell ``timeout``); raise NotebookCellError on failure."""
+    import papermill as pm
+    from papermill.exceptions import PapermillExecutionError
+
+    path = Path(path)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    executed = out_dir / path.name
+    try:
+        pm.execute_notebook(
+            str(path), str(executed), parameters={**parameters, "results_path": str(results)},
+            kernel_name="python3", cwd=str(path.parent), progress_bar=False,
+            execution_timeout=timeout,
+        )
+    except PapermillExecutionError as exc:
+        position, first_line = _failing_cell(executed, exc.exec_count)
+        raise NotebookCellError(
+            f"{path.stem}: cell {position} failed (execution count {exc.exec_count})\n"
+            f"  cell starts: {first_line}\n  {exc.ename}: {exc.evalue}"
+        ) from None
+    except TimeoutError as exc:  # a cell ran past the per-cell timeout
+        raise NotebookCellError(f"{path.stem}: a cell ran longer than {timeout} s ({exc})") from None
+
+
 def run_notebook(name, **parameters):
     """Execute notebooks/NAME.ipynb with ``smoke=True, seed=0`` and return its results JSON.
 
     A failing cell fails the test with the cell's number, its first source
     line and the error, instead of papermill's generic message.
     """
-    import papermill as pm
-    from papermill.exceptions import PapermillExecutionError
-
     path = NOTEBOOKS / f"{name}.ipynb"
     if not path.exists():
         pytest.fail(f"notebook {path.relative_to(ROOT)} does not exist")
-    OUT.mkdir(parents=True, exist_ok=True)
     results = OUT / f"{name}.json"
     if results.exists():
         results.unlink()
-    params = {"smoke": True, "seed": 0, "results_path": str(results), **parameters}
+    params = {"smoke": True, "seed": 0, **parameters}
     try:
-        pm.execute_notebook(
-            str(path), str(OUT / path.name), parameters=params, kernel_name="python3",
-            cwd=str(NOTEBOOKS), progress_bar=False, execution_timeout=CELL_TIMEOUT,
-        )
-    except PapermillExecutionError as exc:
-        cell = _failing_cell(OUT / path.name, exc.exec_count)
-        pytest.fail(
-            f"{name}: cell {exc.exec_count} failed\n"
-            f"  cell starts: {cell}\n  {exc.ename}: {exc.evalue}",
-            pytrace=False,
-        )
+        execute(path, results, params)
+    except NotebookCellError as exc:
+        pytest.fail(str(exc), pytrace=False)
     if not results.exists():
         pytest.fail(f"{name} ran but wrote no results to results_path")
     return json.loads(results.read_text())
 
 
 def _failing_cell(executed, exec_count):
+    """(1-based position in the source notebook, first source line) of the failed cell."""
     try:
         nb = json.loads(Path(executed).read_text())
     except (OSError, ValueError):
-        return "?"
-    for cell in nb["cells"]:
+        return "?", "?"
+    cells = [c for c in nb["cells"]
+             if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    for position, cell in enumerate(cells, 1):
         if cell.get("execution_count") == exec_count:
             src = "".join(cell["source"]).strip().splitlines()
-            return src[0] if src else "(empty)"
-    return "?"
+            return position, (src[0] if src else "(empty)")
+    return "?", "?"

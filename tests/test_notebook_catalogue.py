@@ -65,3 +65,31 @@ def test_notebooks_match_their_sources():
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_notebooks.py"), "--check"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _toy_notebook(path, cells):
+    nb = {"cells": [{"cell_type": "code", "metadata": {"tags": ["parameters"]} if i == 0 else {},
+                     "source": src, "outputs": [], "execution_count": None, "id": f"c{i}"}
+                    for i, src in enumerate(cells)],
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def test_a_failing_notebook_names_the_failing_cell(tmp_path):
+    from nbrun import NotebookCellError, execute
+
+    nb = _toy_notebook(tmp_path / "broken.ipynb",
+                       ["smoke = False\nresults_path = None", "x = 1", "ratio = x / 0  # divide", "y = 2"])
+    with pytest.raises(NotebookCellError, match=r"cell 3 failed \(execution count 4\)\n  cell starts: ratio = x / 0.*\n.*ZeroDivisionError"):
+        execute(nb, tmp_path / "r.json", {"smoke": True}, out_dir=tmp_path / "out")
+
+
+def test_a_hanging_cell_hits_the_per_cell_timeout(tmp_path):
+    from nbrun import NotebookCellError, execute
+
+    nb = _toy_notebook(tmp_path / "slow.ipynb", ["smoke = False\nresults_path = None",
+                                                 "import time\ntime.sleep(60)"])
+    with pytest.raises(NotebookCellError, match="longer than 3 s|Timeout|timed out"):
+        execute(nb, tmp_path / "r.json", {}, out_dir=tmp_path / "out", timeout=3)
