@@ -76,8 +76,8 @@ def _failing_cell(executed, exec_count):
         nb = json.loads(Path(executed).read_text())
     except (OSError, ValueError):
         return "?", "?"
-    cells = [c for c in nb["cells"]
-             if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
+    added = {"injected-parameters", "papermill-error-cell-tag"}  # cells papermill inserts
+    cells = [c for c in nb["cells"] if not added & set(c.get("metadata", {}).get("tags", []))]
     for position, cell in enumerate(cells, 1):
         if cell.get("execution_count") == exec_count:
             src = "".join(cell["source"]).strip().splitlines()
