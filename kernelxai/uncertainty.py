@@ -168,7 +168,11 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
     instead of 1.96).
 
     With ``method="exact"`` (default up to 10 features) each game's Shapley
-    values are computed exactly from its 2**d coalitions. With
+    values are computed exactly from its 2**d coalitions; for a kernel model
+    (anything :func:`kernelxai.models.as_expansion` accepts) each single-reference
+    game is the interventional game with the one-point background {r}, and
+    its exact values come from :class:`kernelxai.values.Interventional`
+    (mean embeddings or the polynomial-time product route). With
     ``method="permutation"`` (default above) each reference is paired with
     ``n_permutations`` independent random orderings of its own; the
     per-reference estimate is still unbiased and i.i.d. across references, so
@@ -215,12 +219,18 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
             "gives the attribution of one reference)"
         )
     if method == "auto":
-        method = "exact" if d <= SINGLE_REFERENCE_EXACT_PLAYERS else "permutation"
+        kernel_route = d <= 64 and _kernel_value_function(predict) is not None
+        method = "exact" if d <= SINGLE_REFERENCE_EXACT_PLAYERS or kernel_route else "permutation"
     if method not in ("exact", "permutation"):
         raise ValueError(f"unknown method {method!r}; accepted: 'auto', 'exact', 'permutation'")
     max_elements = check_positive_int(max_elements, "max_elements")
     f_ref = f(refs)
-    if method == "exact":
+    value_function = _kernel_value_function(predict) if method == "exact" else None
+    if value_function is not None:
+        per_ref = _single_reference_kernel(value_function, xs, refs, progress)
+        sampling = ("exact Shapley values of every single-reference game, through the "
+                    "interventional value function of the kernel model (one-point background)")
+    elif method == "exact":
         per_ref = _single_reference_exact(f, xs, refs, f_ref, max_elements)
         sampling = "exact Shapley values of every single-reference game"
     else:
@@ -241,6 +251,37 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
                            stderr=stderr[0], lower=lower[0], upper=upper[0], meta=meta)
     return Explanation(mean, base, data=xs, feature_names=names, stderr=stderr, lower=lower,
                        upper=upper, meta=meta)
+
+
+def _kernel_value_function(model):
+    """The interventional value-function class when ``model`` is a kernel model, else None."""
+    from .models import as_expansion
+    from .values import get, registered
+
+    if "interventional" not in registered():
+        return None
+    try:
+        as_expansion(model)
+    except (TypeError, ValueError):
+        return None
+    return lambda background: get("interventional")(model, background)
+
+
+def _single_reference_kernel(value_function, xs, refs, progress):
+    """Per-reference exact values, shape (n, K, d), via a value function with background {r}.
+
+    The interventional game with the one-point background {r} is
+    f(x_S, r_{S^c}) = v_{x,r}(S) + f(r): the same Shapley values, computed by the
+    value function's own exact route (mean embeddings or product quadrature for
+    product kernels) instead of 2**d calls of the model per reference.
+    """
+    n, d = xs.shape
+    out = np.empty((n, len(refs), d))
+    for k in tqdm(range(len(refs)), desc="single-reference games", disable=not progress, leave=False):
+        vf = value_function(np.vstack([refs[k], refs[k]]))
+        game = vf.game(xs)
+        out[:, k] = shapley_values(game, method=vf.auto_method(game)).values.reshape(n, d)
+    return out
 
 
 def _single_reference_exact(f, xs, refs, f_ref, max_elements):

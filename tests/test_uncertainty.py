@@ -512,3 +512,18 @@ def test_permutation_interval_coverage():
     hits = [(lambda e: (e.lower <= exact) & (exact <= e.upper))(
         kx.shapley_values(game, "permutation", n_permutations=40, seed=s)) for s in range(repeats)]
     assert abs(np.mean(hits) - LEVEL) <= coverage_band(repeats), np.mean(hits)
+
+
+def test_single_reference_kernel_models_take_the_value_function_route():
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(40, 5))
+    y = np.sin(X[:, 0]) * X[:, 1] + X[:, 2] ** 2 + 0.1 * rng.normal(size=40)
+    model = kx.models.KernelRidge(lam=1e-2).fit(X, y)
+    refs = X[:8]
+    via_model = U.single_reference(model, X[30:33], refs)
+    via_function = U.single_reference(lambda A: model.predict(A), X[30:33], refs)
+    assert "value function" in via_model.meta["sampling"]
+    assert "value function" not in via_function.meta["sampling"]
+    np.testing.assert_allclose(via_model.meta["reference_values"], via_function.meta["reference_values"],
+                               atol=1e-10)
+    np.testing.assert_allclose(via_model.upper, via_function.upper, atol=1e-10)
