@@ -17,6 +17,8 @@ from . import games, kernels, models, plots, product, shapley, values, widgets  
 from .explain import explain
 from . import regression, uncertainty  # noqa: F401  (uncertainty registers method="bayes_shap")
 from .regression import explain_r2
+from . import discrepancy  # noqa: F401
+from .discrepancy import explain_hsic, explain_mmd
 from .reporting import save_results
 
 __version__ = "0.1.0"
@@ -30,6 +32,8 @@ __all__ = [
     "GroupedGame",
     "shapley_values",
     "explain",
+    "explain_mmd",
+    "explain_hsic",
     "available_methods",
     "save_results",
     "games",

@@ -219,26 +219,26 @@ def _psi_stable(a, c, d):
     M = a.shape[0]
     scale = np.abs(a).max(axis=1)
     scale[scale == 0] = 1.0
-    A = a / scale[:, None]
-    H = np.zeros((d, M, d))          # H[j, m, q]: coefficients of the polynomial without j
-    P = np.zeros((M, d + 1))         # shared prefix, degree <= i after i factors
-    P[:, 0] = 1.0
+    A = (a / scale[:, None]).T       # (d, M)
+    C = None if c is None else c.T
+    H = np.zeros((d, d, M))          # H[q, j, m]: coefficients of the polynomial without j
+    P = np.zeros((d + 1, M))         # shared prefix, degree <= i after i factors
+    P[0] = 1.0
     with np.errstate(over="ignore", invalid="ignore"):
         for i in range(d):
-            ai = A[:, i][None, :, None]
             if i:
-                view = H[:i, :, :i + 1]
-                shifted = ai * view[..., :i]
-                if c is not None:
-                    view *= c[:, i][None, :, None]
-                view[..., 1:] += shifted
-            H[i, :, :i + 1] = P[:, :i + 1]
-            shifted = A[:, i][:, None] * P[:, :i + 1]
-            if c is not None:
-                P[:, :i + 2] *= c[:, i][:, None]
-            P[:, 1:i + 2] += shifted
-        weights = shapley_weights_exact(d)[None, :] * scale[:, None] ** np.arange(d)[None, :]
-        return np.einsum("jmq,mq->mj", H, weights)
+                view = H[:i + 1, :i]
+                shifted = A[i] * view[:i]
+                if C is not None:
+                    view *= C[i]
+                view[1:] += shifted
+            H[:i + 1, i] = P[:i + 1]
+            shifted = A[i] * P[:i + 1]
+            if C is not None:
+                P[:i + 2] *= C[i]
+            P[1:i + 2] += shifted
+        weights = shapley_weights_exact(d)[:, None] * scale[None, :] ** np.arange(d)[:, None]
+        return np.einsum("qjm,qm->mj", H, weights)
 
 
 def _psi_newton(a, c, d):
@@ -301,10 +301,9 @@ def _tasks(game, route, max_elements, work_elements):
     """
     d = game.n_players
     if route == "quadrature":
-        per_term = d * max(1, math.ceil(d / 2))
-    else:
-        per_term = d * d
-    step = max(1, work_elements // per_term)
+        step = max(1, work_elements // (d * max(1, math.ceil(d / 2))))
+    else:  # the recursions loop over d in Python: larger tasks amortise it
+        step = max(1, 16 * work_elements // (d * d))
     for rows, w, a, c in game.iter_terms(max(d, max_elements // 4)):
         a, c, w = np.asarray(a, dtype=float), np.asarray(c, dtype=float), np.asarray(w, dtype=float)
         shape = np.broadcast_shapes(a.shape, c.shape, w.shape + (1,))

@@ -6,3 +6,4 @@ One module per source: ``rkhs_shap`` (RKHS-SHAP experiments), ``pkex``
 """
 
 from .thesis import thesis_game, thesis_model, thesis_sample  # noqa: F401
+from . import pkex  # noqa: F401

@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive_int, feature_names_of
-from ..games import ProductGame
+from ..games import ProductGame, _GroupedProductGame
 from .base import ValueFunction, register
 
-__all__ = ["FunctionalBaseline", "FunctionalBaselineGame", "unit_product_worths"]
+__all__ = ["FunctionalBaseline", "FunctionalBaselineGame", "UnitAbsentGame", "unit_product_worths"]
 
 
 def unit_product_worths(coalitions, blocks, n_instances, max_elements=2**22):
@@ -77,7 +77,25 @@ def unit_product_worths(coalitions, blocks, n_instances, max_elements=2**22):
     return out
 
 
-class FunctionalBaselineGame(ProductGame):
+class UnitAbsentGame(ProductGame):
+    """A :class:`ProductGame` whose absent factors are all 1 (c = 1).
+
+    Subclasses only generate terms; worths come from :func:`unit_product_worths`
+    (one matrix product per block), and grouping keeps both the product
+    structure and the fast worths. The grouped game has no ``data`` (explained
+    points have one column per feature, not per group).
+    """
+
+    def _evaluate(self, coalitions):
+        return _unit_worths(self, coalitions)
+
+    def grouped(self, groups, names=None):
+        game = _GroupedUnitGame(self, groups, names)
+        game.data = None
+        return game
+
+
+class FunctionalBaselineGame(UnitAbsentGame):
     """The game v_x(S) = alpha^T k_S(X_S, x_S) + b of PKeX Def. 1, for many x at once.
 
     Terms are generated block by block from the per-feature Gram tensor
@@ -119,11 +137,18 @@ class FunctionalBaselineGame(ProductGame):
         w, a = self._extra_terms()
         yield slice(0, self.n_instances), w, a, np.ones_like(a)
 
+
+
+def _unit_worths(game, coalitions):
+    blocks = ((rows, w, a) for rows, w, a, _ in game.iter_terms())
+    return unit_product_worths(coalitions, blocks, game.n_instances)
+
+
+class _GroupedUnitGame(_GroupedProductGame):
+    """A grouped product game whose absent factors are all 1: fast worths by exp(Z log a)."""
+
     def _evaluate(self, coalitions):
-        def blocks():
-            for rows, w, a, _ in self.iter_terms():
-                yield rows, w, a
-        return unit_product_worths(coalitions, blocks(), self.n_instances)
+        return _unit_worths(self, coalitions)
 
 
 @register("functional_baseline")

@@ -1,0 +1,252 @@
+"""The polynomial-time routes for product games: quadrature, PKeX Alg. 2 ("stable"), Alg. 1 ("newton").
+
+Truth: brute-force enumeration (d <= 12), an mpmath reference at 40 digits
+(d = 200 and 500), and the efficiency axiom at any d.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kernelxai as kx
+from kernelxai.product import gauss_legendre_01, product_shapley, shapley_weights_exact
+
+mpmath = pytest.importorskip("mpmath")
+ROUTES = ("product", "stable", "newton")
+
+
+def functional_game(d, n_train, n_explain, lengthscale, seed, extreme=None):
+    """A functional-baseline game (c = 1) of a random kernel expansion."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_train, d))
+    model = kx.models.KernelExpansion(X, rng.normal(size=n_train), kx.kernels.RBF(lengthscale),
+                                      intercept=0.3)
+    Xe = rng.normal(size=(n_explain, d))
+    if extreme is not None:
+        Xe[:, :len(extreme)] = extreme
+    return model, Xe, kx.values.FunctionalBaseline(model).game(Xe)
+
+
+# --------------------------------------------------------------------------- brute force
+@pytest.mark.parametrize("d", [1, 2, 3, 6, 9, 12])
+def test_routes_equal_brute_force_on_unit_absent_games(d):
+    rng = np.random.default_rng(d)
+    a = rng.random((3, 20, d))
+    g = kx.ProductGame(a, np.ones((1, 20, d)), rng.normal(size=(1, 20)))
+    exact = kx.shapley_values(g, method="exact")
+    for route in ROUTES:
+        e = kx.shapley_values(g, method=route)
+        np.testing.assert_allclose(e.values, exact.values, atol=1e-12, err_msg=route)
+        np.testing.assert_allclose(e.base_values, exact.base_values, atol=1e-12)
+
+
+@pytest.mark.parametrize("d", [2, 5, 8, 12])
+def test_quadrature_and_stable_equal_brute_force_on_general_games(d):
+    rng = np.random.default_rng(10 + d)
+    a, c, w = rng.random((4, 15, d)), rng.random((4, 15, d)), rng.normal(size=(4, 15))
+    c[0, 0, 1] = a[0, 0, 1] = 0.0            # a zero factor in both states
+    g = kx.ProductGame(a, c, w)
+    exact = kx.shapley_values(g, method="exact").values
+    for route in ("product", "stable"):
+        np.testing.assert_allclose(kx.shapley_values(g, method=route).values, exact, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(d=st.integers(1, 7), r=st.integers(1, 4), k=st.integers(1, 3), seed=st.integers(0, 2**31),
+       threads=st.integers(1, 2))
+def test_quadrature_equals_exact_property(d, r, k, seed, threads):
+    rng = np.random.default_rng(seed)
+    a, c = rng.random((k, r, d)), rng.random((k, r, d))
+    g = kx.ProductGame(a, c, rng.normal(size=(k, r)))
+    np.testing.assert_allclose(kx.shapley_values(g, method="product", n_jobs=threads).values,
+                               kx.shapley_values(g, method="exact").values, atol=1e-12)
+
+
+def test_threads_and_block_sizes_do_not_change_the_values():
+    _, _, g = functional_game(30, 300, 5, 3.0, seed=0)
+    ref, base = product_shapley(g, n_jobs=1)
+    for n_jobs, max_elements, work in ((2, 2**22, 2**17), (2, 5000, 300), (1, 1000, 10**7)):
+        v, b = product_shapley(g, n_jobs=n_jobs, max_elements=max_elements, work_elements=work)
+        np.testing.assert_allclose(v, ref, rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(b, base, rtol=1e-13)
+
+
+def test_grouped_games_work_with_every_route():
+    _, _, g = functional_game(8, 30, 3, 2.0, seed=1)
+    grouped = g.grouped([[0, 1, 2], [3], [4, 5], [6, 7]])
+    exact = kx.shapley_values(grouped, method="exact").values
+    for route in ROUTES:
+        np.testing.assert_allclose(kx.shapley_values(grouped, method=route).values, exact,
+                                   atol=1e-12)
+
+
+# --------------------------------------------------------------------------- mpmath reference
+@pytest.fixture(scope="module")
+def mp_nodes():
+    """Gauss-Legendre nodes on [0, 1] from mpmath's own routine (384 nodes, 40 digits)."""
+    from mpmath.calculus.quadrature import GaussLegendre
+
+    with mpmath.workdps(40):
+        raw = GaussLegendre(mpmath.mp).calc_nodes(8, mpmath.mp.prec)
+        return [((x + 1) / 2, w / 2) for x, w in raw]
+
+
+def mp_reference(a, w, nodes):
+    """phi_j = sum_r w_r (a_rj - 1) int_0^1 prod_{l != j} (1 - t + t a_rl) dt at 40 digits.
+
+    Independent of the double-precision path: mpmath arithmetic, mpmath's
+    nodes (384 of them; exact for degree <= 767), and leave-one-out products
+    by prefix and suffix products instead of division.
+    """
+    R, d = a.shape
+    with mpmath.workdps(40):
+        phi = [mpmath.mpf(0)] * d
+        for r in range(R):
+            y = [mpmath.mpf(float(v)) - 1 for v in a[r]]
+            psi = [mpmath.mpf(0)] * d
+            for t, omega in nodes:
+                F = [1 + t * yl for yl in y]
+                prefix = [mpmath.mpf(1)] * d
+                for l in range(1, d):
+                    prefix[l] = prefix[l - 1] * F[l - 1]
+                suffix = mpmath.mpf(1)
+                for j in range(d - 1, -1, -1):
+                    psi[j] += omega * prefix[j] * suffix
+                    suffix *= F[j]
+            wr = mpmath.mpf(float(w[r]))
+            for j in range(d):
+                phi[j] += wr * y[j] * psi[j]
+        return np.array([float(v) for v in phi])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d, n_train", [(200, 4), (500, 2)])
+@pytest.mark.parametrize("regime", ["near_one", "down_to_1e-8"])
+def test_quadrature_matches_mpmath_reference(d, n_train, regime, mp_nodes):
+    if regime == "near_one":
+        model, Xe, g = functional_game(d, n_train, 1, lengthscale=10.0, seed=d)
+    else:
+        model, Xe, g = functional_game(d, n_train, 1, lengthscale=1.0, seed=d,
+                                       extreme=[6.0, -6.0, 6.5, -5.8])
+    a = model.kernel.feature_grams(Xe, model.X_train)[0]
+    if regime == "near_one":
+        assert a.min() > 0.5
+    else:
+        assert a.min() < 1e-7 and a.max() > 0.99
+    ref = mp_reference(a, model.alpha, mp_nodes)
+    phi = kx.shapley_values(g, method="quadrature").values[0]
+    err = np.linalg.norm(phi - ref) / np.linalg.norm(ref)
+    assert err < 1e-12, err
+    # Alg. 2 is accurate too at these d (it only overflows later)
+    stable = kx.shapley_values(g, method="stable").values[0]
+    assert np.linalg.norm(stable - ref) / np.linalg.norm(ref) < 1e-12
+
+
+def test_mpmath_reference_is_the_shapley_value(mp_nodes):
+    """The reference's identity checked by an independent route: ESPs by recursion, in mpmath."""
+    rng = np.random.default_rng(5)
+    d = 12
+    a = np.exp(-rng.exponential(3.0, size=(2, d)))
+    w = rng.normal(size=2)
+    ref = mp_reference(a, w, mp_nodes)
+    with mpmath.workdps(40):
+        mu = [mpmath.factorial(q) * mpmath.factorial(d - q - 1) / mpmath.factorial(d) for q in range(d)]
+        phi = [mpmath.mpf(0)] * d
+        for r in range(2):
+            for j in range(d):
+                e = [mpmath.mpf(1)] + [mpmath.mpf(0)] * (d - 1)
+                for l in range(d):
+                    if l != j:
+                        z = mpmath.mpf(float(a[r, l]))
+                        for q in range(d - 1, 0, -1):
+                            e[q] += z * e[q - 1]
+                psi = sum(mu[q] * e[q] for q in range(d))
+                phi[j] += mpmath.mpf(float(w[r])) * (mpmath.mpf(float(a[r, j])) - 1) * psi
+    np.testing.assert_allclose(ref, [float(v) for v in phi], rtol=1e-15)
+    brute = kx.shapley_values(kx.ProductGame(a[None], np.ones((1, 2, d)), w[None]),
+                              method="exact").values[0]
+    np.testing.assert_allclose(ref, brute, atol=1e-13)
+
+
+def test_gauss_legendre_nodes_match_mpmath(mp_nodes):
+    from mpmath.calculus.quadrature import GaussLegendre
+
+    for level, q in ((5, 48), (8, 384)):
+        with mpmath.workdps(40):
+            raw = GaussLegendre(mpmath.mp).calc_nodes(level, mpmath.mp.prec)
+            ref = sorted(((x + 1) / 2, (1 - x) / 2, w / 2) for x, w in raw)
+        t, s, w = gauss_legendre_01(q)
+        for got, col in ((t, 0), (s, 1), (w, 2)):
+            exact = np.array([float(row[col]) for row in ref])
+            rel = np.abs(got - exact) / np.abs(exact)
+            assert rel.max() < 4 * np.finfo(float).eps, (q, col, rel.max())
+
+
+def test_exact_shapley_weights():
+    for d in (1, 2, 7, 60):
+        mu = shapley_weights_exact(d)
+        expected = [math.factorial(q) * math.factorial(d - q - 1) / math.factorial(d) for q in range(d)]
+        np.testing.assert_allclose(mu, expected, rtol=1e-15)
+    np.testing.assert_allclose(shapley_weights_exact(300) * 300 * np.array(
+        [math.comb(299, q) for q in range(300)], dtype=object).astype(float), 1.0, rtol=1e-14)
+
+
+# --------------------------------------------------------------------------- where the paper's routes fail
+def test_newton_identities_lose_accuracy_as_d_grows():
+    """MATH.md §3: Alg. 1 degrades with d (gamma = 1/d); Alg. 2 and the quadrature agree."""
+    errors = {}
+    for d in (20, 50, 70):
+        rng = np.random.default_rng(d)
+        X = rng.normal(size=(100, d))
+        model = kx.models.KernelExpansion(X, rng.normal(size=100), kx.kernels.RBF(math.sqrt(d / 2)))
+        g = kx.values.FunctionalBaseline(model).game(rng.normal(size=(2, d)))
+        quad, _ = product_shapley(g)
+        stable, _ = product_shapley(g, route="stable")
+        newton, _ = product_shapley(g, route="newton")
+        assert np.linalg.norm(stable - quad) / np.linalg.norm(quad) < 1e-13
+        errors[d] = np.linalg.norm(newton - quad) / np.linalg.norm(quad)
+    assert errors[20] < 1e-9
+    assert errors[50] > 1e-6
+    assert errors[70] > 1e-1
+
+
+@pytest.mark.slow
+def test_stable_overflows_beyond_d_1030_while_quadrature_stays_exact():
+    d = 1100
+    model, Xe, g = functional_game(d, 1, 1, lengthscale=30.0, seed=3)
+    stable, _ = product_shapley(g, route="stable")
+    assert not np.all(np.isfinite(stable))
+    with pytest.raises(FloatingPointError, match="non-finite"):
+        kx.shapley_values(g, method="stable")
+    phi = kx.shapley_values(g, method="quadrature")
+    target = model.predict(Xe) - model.intercept - model.alpha.sum()
+    np.testing.assert_allclose(phi.values.sum(1), target, rtol=1e-12, atol=1e-14)
+
+
+def test_quadrature_efficiency_at_d_2000():
+    model, Xe, g = functional_game(2000, 3, 2, lengthscale=40.0, seed=4)
+    e = kx.shapley_values(g, method="quadrature")
+    assert np.all(np.isfinite(e.values))
+    target = model.predict(Xe) - model.intercept - model.alpha.sum()
+    np.testing.assert_allclose(e.values.sum(1), target, atol=1e-10)
+    np.testing.assert_allclose(e.values.sum(1) + e.base_values, model.predict(Xe), atol=1e-10)
+
+
+# --------------------------------------------------------------------------- bad input
+def test_routes_need_a_product_game():
+    for route in ROUTES:
+        with pytest.raises(TypeError, match="ProductGame"):
+            kx.shapley_values(kx.TabularGame(np.arange(4.0)), method=route)
+
+
+def test_unknown_route_and_newton_with_zero_absent_factor():
+    g = kx.ProductGame(np.full((1, 2, 3), 0.5), np.zeros((1, 2, 3)), np.ones((1, 2)))
+    with pytest.raises(ValueError, match="route"):
+        product_shapley(g, route="magic")
+    with pytest.raises(ValueError, match="absent factors equal to 0"):
+        kx.shapley_values(g, method="newton")
+    with pytest.raises(ValueError, match="n_jobs"):
+        product_shapley(g, n_jobs=0)
