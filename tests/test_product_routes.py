@@ -250,3 +250,19 @@ def test_unknown_route_and_newton_with_zero_absent_factor():
         kx.shapley_values(g, method="newton")
     with pytest.raises(ValueError, match="n_jobs"):
         product_shapley(g, n_jobs=0)
+
+
+def test_library_reference_matches_the_test_reference_and_brute_force(mp_nodes):
+    from kernelxai.product import reference_shapley
+
+    model, Xe, g = functional_game(9, 3, 2, lengthscale=0.8, seed=11)
+    ref = reference_shapley(g)
+    np.testing.assert_allclose(ref, kx.shapley_values(g, method="exact").values, atol=1e-13)
+    a = model.kernel.feature_grams(Xe[:1], model.X_train)[0]
+    np.testing.assert_allclose(ref[0], mp_reference(a, model.alpha, mp_nodes), rtol=1e-15, atol=1e-300)
+    rng = np.random.default_rng(0)
+    general = kx.ProductGame(rng.random((2, 3, 5)), rng.random((2, 3, 5)), rng.normal(size=(2, 3)))
+    np.testing.assert_allclose(reference_shapley(general),
+                               kx.shapley_values(general, method="exact").values, atol=1e-14)
+    with pytest.raises(ValueError, match="max_work"):
+        reference_shapley(g, max_work=10)
