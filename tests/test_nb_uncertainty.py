@@ -25,3 +25,21 @@ def test_uncertainty_pipeline_notebook():
     for key in ("single_reference", "bayes"):
         assert abs(np.mean(res["coverage"][key]) - res["level"]) < 0.06, key
     assert res["conjectures"]["gamma leaves the interventional residual norm at its beta-only level"]
+
+
+def test_uncertainty_notebook():
+    res = run_notebook("06-uncertainty")
+    np.testing.assert_allclose(res["single_reference_oracle"]["mean"], [0.5, 1.6, 1.6], atol=1e-12)
+    np.testing.assert_allclose(res["single_reference_oracle"]["sd"], [1.118034, 1.816590, 2.701851],
+                               atol=1e-6)
+    oracles = res["residual_oracles"]
+    np.testing.assert_allclose(oracles["x1 + x2 + x3"]["norms"], 0, atol=1e-12)
+    np.testing.assert_allclose(oracles["x1 + 2 x2 x3"]["norms"], [0, np.sqrt(2), np.sqrt(2)], atol=1e-12)
+    np.testing.assert_allclose(oracles["x1 + 2 x2 x3"]["total"], np.sqrt(20), atol=1e-12)
+    np.testing.assert_allclose(oracles["x1 x2"]["norms"], [0.5, 0.5], atol=1e-12)
+    np.testing.assert_allclose(oracles["x1 x2 x3"]["norms"], [0.645497] * 3, atol=1e-6)
+    # the i.i.d.-sample intervals cover at the nominal rate (within binomial noise)
+    for key in ("permutation (t)", "single-reference (t)"):
+        assert abs(res["coverage"][key] - res["level"]) <= res["band"], key
+    assert res["coverage"]["KernelSHAP (bootstrap)"] >= res["level"] - 2 * res["band"]
+    assert res["perturbations_to_go"]["converged"]

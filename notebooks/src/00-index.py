@@ -17,6 +17,7 @@
 # | notebook | what it shows |
 # |---|---|
 # | [01 · Cooperative games](01-shapley-games.ipynb) | the Shapley value on the lecture's taxi and airport games; KernelSHAP as weighted least squares; permutation sampling and its intervals |
+# | [06 · Uncertainty](06-uncertainty.ipynb) | sampling intervals (permutation, single-reference games, KernelSHAP bootstrap) and their coverage; Shapley residuals; Bayesian SHAP with credible intervals, perturbations-to-go and focused sampling |
 #
 # ## Experiments
 #
