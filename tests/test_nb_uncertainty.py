@@ -43,3 +43,17 @@ def test_uncertainty_notebook():
         assert abs(res["coverage"][key] - res["level"]) <= res["band"], key
     assert res["coverage"]["KernelSHAP (bootstrap)"] >= res["level"] - 2 * res["band"]
     assert res["perturbations_to_go"]["converged"]
+
+
+def test_shapley_regression_groups_notebook():
+    res = run_notebook("07-shapley-regression-groups")
+    assert res["r2_sum"] == pytest.approx(res["r2_full"], abs=1e-10)      # sum phi = R^2 of the full model
+    assert res["r2_groups"]["sum"] == pytest.approx(res["r2_full"], abs=1e-10)
+    assert set(sorted(res["r2_values"], key=res["r2_values"].get)[-2:]) == {"bmi", "s5"}
+    krr = res["krr_groups"]
+    assert krr["product_vs_exact"] < 1e-9 and krr["efficiency_error"] < 1e-9
+    cond = res["lecture_condition"]
+    assert cond["separable"] < 1e-10
+    assert cond["+ bmi·s3 (pairwise, across groups)"] < 1e-10
+    assert cond["+ bmi·bp·s3 (three-way, across groups)"] > 1e-3
+    assert res["cost"]["groups_exact_vs_product"] < 1e-9

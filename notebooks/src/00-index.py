@@ -18,6 +18,7 @@
 # |---|---|
 # | [01 · Cooperative games](01-shapley-games.ipynb) | the Shapley value on the lecture's taxi and airport games; KernelSHAP as weighted least squares; permutation sampling and its intervals |
 # | [06 · Uncertainty](06-uncertainty.ipynb) | sampling intervals (permutation, single-reference games, KernelSHAP bootstrap) and their coverage; Shapley residuals; Bayesian SHAP with credible intervals, perturbations-to-go and focused sampling |
+# | [07 · Shapley regression and groups](07-shapley-regression-groups.ipynb) | the lecture's R² decomposition over covariates (with bootstrap intervals); group Shapley for R² and for a kernel model, exact by enumeration or the product route; when group values equal summed feature values |
 #
 # ## Experiments
 #
