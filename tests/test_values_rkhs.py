@@ -10,6 +10,7 @@ import itertools
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -362,3 +363,76 @@ def test_observational_bad_input():
         Observational(model, landmarks=np.zeros((5, 2)))
     with pytest.raises(ValueError, match="does not produce a product game"):
         kx.explain(model, np.zeros((2, 3)), value="observational", method="product")
+
+
+# ----------------------------------------------------------------- datasets of the experiments
+from kernelxai.datasets import real, rkhs_shap  # noqa: E402
+
+
+@pytest.mark.parametrize("b", [1.0, 10.0, 100.0])
+def test_banana_conditional_mean_against_adaptive_quadrature(b):
+    from scipy import integrate
+
+    v = 10.0
+    xs = np.array([-3.0, -0.7, 0.0, 0.4, 2.5, 9.0])
+    got = rkhs_shap.banana_conditional_u(xs, b, v)
+    for x, g in zip(xs, got):
+        u = lambda z: (z * z - v) / b  # noqa: E731
+        dens = lambda z, k: u(z) ** k * np.exp(-z * z / (2 * v) - (x - u(z)) ** 2 / 2)  # noqa: E731
+        pts = [np.sqrt(v + b * x)] if v + b * x > 0 else None
+        num = integrate.quad(dens, 0, 40, args=(1,), points=pts, limit=400, epsabs=0, epsrel=1e-12)[0]
+        den = integrate.quad(dens, 0, 40, args=(0,), points=pts, limit=400, epsabs=0, epsrel=1e-12)[0]
+        assert g == pytest.approx(num / den, abs=1e-9)
+
+
+def test_banana_ground_truth_properties():
+    b, v = 10.0, 10.0
+    X, y = rkhs_shap.banana(4000, b, v, seed=0)
+    np.testing.assert_allclose(y, rkhs_shap.banana_function(X, b, v))
+    for kind in ("interventional", "observational", "observational_paper"):
+        phi = rkhs_shap.banana_shapley(X, b, v, kind)
+        np.testing.assert_allclose(phi.sum(1), y, atol=1e-12)  # efficiency with E f = 0
+    # Monte Carlo check of E[U | X2 = x2] on a thin slice of the sample
+    U = (X[:, 0] ** 2 - v) / b
+    near = np.abs(X[:, 1] - 1.0) < 0.1
+    assert U[near].mean() == pytest.approx(rkhs_shap.banana_conditional_u(1.0, b, v), abs=0.15)
+    # the paper's approximation is good when Var U = 2 v^2 / b^2 is large and poor when it is small
+    def gap(bb):
+        X2 = rkhs_shap.banana(1000, bb, v, seed=1)[0][:, 1]
+        return np.abs(rkhs_shap.banana_conditional_u(X2, bb, v) - X2).mean()
+
+    assert gap(1.0) < 0.3 < 0.6 < gap(100.0)
+
+
+def test_correlated_gaussian_design():
+    X, y = rkhs_shap.correlated_gaussian(20000, seed=1)
+    C = np.corrcoef(X, rowvar=False)
+    assert C[3, 4] == pytest.approx(0.9, abs=0.01) and abs(C[0, 1]) < 0.03
+    np.testing.assert_allclose(y, X @ [1, 2, 3, 4, 10])
+    Xs = rkhs_shap.shift_feature(X, 1.5, seed=2)
+    np.testing.assert_array_equal(Xs[:, :4], X[:, :4])
+    assert np.std(Xs[:, 4] - X[:, 4]) == pytest.approx(1.5, rel=0.03)
+
+
+def test_real_data_bundled_and_unavailable(tmp_path):
+    ds = real.load("diabetes")
+    assert ds.X.shape == (442, 10) and "bmi" in ds.feature_names and ds.task == "regression"
+    bc = real.load("breast_cancer")
+    assert bc.X.shape == (569, 30) and set(bc.y) == {"malignant", "benign"}
+    with pytest.raises(real.DatasetUnavailable, match="pima.*not cached"):
+        real.load("pima", data_home_path=tmp_path, download=False)
+    with pytest.raises(ValueError, match="unknown data set"):
+        real.load("nonsense")
+    # a cached CSV is used as is (what a first online run leaves behind)
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "colour": ["r", "g", "r"], "class": [0, 1, 0]})
+    frame.to_csv(tmp_path / "pima.csv", index=False)
+    cached = real.load("pima", data_home_path=tmp_path, download=False)
+    assert cached.categorical == ["colour"] and "cache" in cached.source
+    X, y, cat = real.numeric_design(cached)
+    assert X.shape == (3, 2) and cat == [1]
+
+
+def test_real_data_offline_raises_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(real, "_reachable", lambda host, timeout=3.0: False)
+    with pytest.raises(real.DatasetUnavailable, match="not available offline"):
+        real.load("adult", data_home_path=tmp_path)

@@ -6,4 +6,5 @@ One module per source: ``rkhs_shap`` (RKHS-SHAP experiments), ``pkex``
 """
 
 from .thesis import thesis_game, thesis_model, thesis_sample  # noqa: F401
+from . import real, rkhs_shap  # noqa: F401
 from . import pkex  # noqa: F401
