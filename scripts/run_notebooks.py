@@ -3,7 +3,8 @@
 This is ``make run``: each notebook in notebooks/ runs with papermill (default
 parameters unless --smoke/--paper) into build/notebooks/, its key numbers go to
 build/results/NAME.json, its HTML to build/html/NAME.html and its headline
-figure to build/figures/NAME.png. A table at the end lists, per notebook, the
+figure to docs/figures/NAME.png (the README shows those; not in --smoke mode).
+A table at the end lists, per notebook, the
 outcome, the time, the one-line summary the notebook reported and the HTML.
 
 Usage: python scripts/run_notebooks.py [--smoke | --paper] [--only NAME ...] [--timeout S]
@@ -23,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 BUILD = ROOT / "build"
+FIGURES = ROOT / "docs" / "figures"
 
 
 def headline_figure(nb):
@@ -46,7 +48,7 @@ def render_html(nb, target):
     target.write_text(body, encoding="utf-8")
 
 
-def run_one(path, params, timeout):
+def run_one(path, params, timeout, figures=True):
     import nbformat
     import papermill as pm
 
@@ -54,7 +56,7 @@ def run_one(path, params, timeout):
     out_nb = BUILD / "notebooks" / path.name
     results = BUILD / "results" / f"{name}.json"
     html = BUILD / "html" / f"{name}.html"
-    for d in (out_nb.parent, results.parent, html.parent, BUILD / "figures"):
+    for d in (out_nb.parent, results.parent, html.parent, FIGURES):
         d.mkdir(parents=True, exist_ok=True)
     if results.exists():
         results.unlink()
@@ -74,9 +76,9 @@ def run_one(path, params, timeout):
     if out_nb.exists():
         nb = nbformat.read(out_nb, as_version=4)
         render_html(nb, html)
-        png = headline_figure(nb)
+        png = headline_figure(nb) if figures else None
         if png:
-            (BUILD / "figures" / f"{name}.png").write_bytes(base64.b64decode(png))
+            (FIGURES / f"{name}.png").write_bytes(base64.b64decode(png))
     if results.exists():
         summary = json.loads(results.read_text()).get("summary", "")
     elif error is None:
@@ -121,7 +123,8 @@ def main(argv=None):
     total = time.perf_counter()
     for k, path in enumerate(paths, 1):
         print(f"[{k}/{len(paths)}] {path.stem} ...", end=" ", flush=True)
-        row = run_one(path, params, args.timeout)
+        # smoke-sized figures never replace the README's
+        row = run_one(path, params, args.timeout, figures=not args.smoke)
         rows.append(row)
         print(f"{'done' if row['ok'] else 'FAILED'} in {row['seconds']:.0f} s", flush=True)
     print_table(rows)
