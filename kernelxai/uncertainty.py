@@ -426,6 +426,11 @@ class ShapleyResiduals:
         constant game).
     total_norm : float or ndarray (n,)
         ||D v||.
+    partial_norms : ndarray like values
+        ||D_i v||, the norm of player i's marginal contributions over its own edges.
+    relative_to_player : ndarray like values
+        ||r_i|| / ||D_i v|| in [0, 1]: the share of player i's own variation
+        that no additive game reproduces (0 where the player never contributes).
     base_value : float or ndarray (n,)
         v(empty).
     player_names : list of str
@@ -449,17 +454,22 @@ class ShapleyResiduals:
         # phi_i = 2^-d sum_{T ∋ i} v̂(T) ((-1)^|T| - 1) / |T|;  ||r_i||^2 = 2^{1-d} sum_{T ∋ i} v̂(T)^2 (1 - 1/|T|)
         c_phi = transform * (((-1.0) ** size - 1.0) * inv)[:, None] / m
         c_res = hat2 * (2.0 * (1.0 - inv) * (size > 0))[:, None] / m
+        c_par = hat2 * (2.0 / m)                                  # ||D_i v||^2 = 2^{1-d} sum_{T ∋ i} v̂(T)^2
         phi = np.stack([_upper_half(c_phi, j).sum(axis=(0, 1)) for j in range(d)], axis=-1)
         res2 = np.stack([_upper_half(c_res, j).sum(axis=(0, 1)) for j in range(d)], axis=-1)
+        par2 = np.stack([_upper_half(c_par, j).sum(axis=(0, 1)) for j in range(d)], axis=-1)
         total2 = (hat2 * (2.0 * size)[:, None]).sum(axis=0) / m   # ||Dv||^2 = v^T L v
         norms = np.sqrt(np.maximum(res2, 0.0))
         total = np.sqrt(np.maximum(total2, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(total[:, None] > 0, norms / np.where(total > 0, total, 1.0)[:, None], 0.0)
+        partial = np.sqrt(np.maximum(par2, 0.0))
+        rel = np.where(total[:, None] > 0, norms / np.where(total > 0, total, 1.0)[:, None], 0.0)
+        own = np.where(partial > 0, norms / np.where(partial > 0, partial, 1.0), 0.0)
         pick = (lambda a: a[0]) if single else (lambda a: a)
         self.values = pick(phi)
         self.residual_norms = pick(norms)
         self.relative = pick(rel)
+        self.partial_norms = pick(partial)
+        self.relative_to_player = pick(np.minimum(own, 1.0))
         self.total_norm = float(total[0]) if single else total
         self.base_value = float(table[0, 0]) if single else table[0].copy()
         self._components = None

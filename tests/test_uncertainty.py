@@ -75,9 +75,12 @@ def test_residual_oracles(fn, d, phi, norms):
     np.testing.assert_allclose(res.relative, res.residual_norms / res.total_norm, atol=1e-12)
 
 
-def test_total_norm_oracle():
+def test_total_and_partial_norm_oracles():
     res = U.shapley_residuals(poly_game(lambda X: X[:, 0] + 2 * X[:, 1] * X[:, 2], 3))
     assert res.total_norm == pytest.approx(np.sqrt(20), abs=1e-12)
+    # x1 contributes 1 on its 4 edges; x2 (and x3) contribute 0, 0, 2, 2
+    np.testing.assert_allclose(res.partial_norms, [2, np.sqrt(8), np.sqrt(8)], atol=1e-12)
+    np.testing.assert_allclose(res.relative_to_player, [0, 0.5, 0.5], atol=1e-12)
 
 
 def _sparse_residuals(table):
@@ -141,6 +144,11 @@ def test_residual_identities(table):
                                np.linalg.norm(res.residuals.reshape(d, -1), axis=1),
                                atol=1e-7 * scale)
     assert np.all((res.relative >= 0) & (res.relative <= 1 + 1e-12))
+    # ||D_i v|| from the edges themselves
+    for i in range(d):
+        edges = np.array([table[S | 1 << i] - table[S] for S in range(2**d) if not S >> i & 1])
+        assert res.partial_norms[i] == pytest.approx(np.linalg.norm(edges), abs=1e-7 * scale)
+    assert np.all(res.residual_norms <= res.partial_norms + 1e-7 * scale)
 
 
 @given(st.integers(1, 7), st.integers(0, 2**31 - 1))

@@ -280,7 +280,9 @@ for S in range(8):
     ax.annotate("{" + ",".join(str(j + 1) for j in range(3) if S >> j & 1) + "}" + f"\nv={worths[S]:g}",
                 p + np.array([0.05, 0.05]), fontsize=8)
 ax.set_axis_off()
-ax.set_title("x1 + 2·x2·x3: edges coloured by the residual of x2 (blue −, red +)");
+ax.set_xlim(-0.15, 1.65); ax.set_ylim(-0.1, 1.75)
+ax.set_title("x1 + 2·x2·x3: edges carry marginal contributions,\ncoloured by the residual of x2 (blue −, red +)",
+             fontsize=10);
 
 # %% [markdown]
 # Along the $x_2$ edges the contribution is 0 when $x_3$ is absent and 2 when present;
@@ -291,20 +293,26 @@ ax.set_title("x1 + 2·x2·x3: edges coloured by the residual of x2 (blue −, re
 # %%
 res_patients = shapley_residuals(patients_game)
 summary_res = pd.DataFrame({"mean |φ|": np.abs(res_patients.values).mean(0),
-                            "mean ‖r‖": res_patients.residual_norms.mean(0),
-                            "mean relative residual": res_patients.relative.mean(0)}, index=names)
-results["kernel_model_relative_residuals"] = summary_res["mean relative residual"].to_dict()
-ax = summary_res[["mean |φ|", "mean ‖r‖"]].plot.bar(figsize=(8, 3.2))
-ax.set_title("kernel ridge regression, 8 patients: value size vs residual size");
+                            "mean ‖r_i‖ / ‖D_i v‖": res_patients.relative_to_player.mean(0),
+                            "mean ‖r_i‖ / ‖Dv‖": res_patients.relative.mean(0)}, index=names)
+results["kernel_model_relative_residuals"] = summary_res["mean ‖r_i‖ / ‖Dv‖"].to_dict()
+results["kernel_model_residual_share_of_player"] = summary_res["mean ‖r_i‖ / ‖D_i v‖"].to_dict()
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.2))
+summary_res["mean |φ|"].plot.bar(ax=axes[0], title="size of the Shapley value")
+summary_res["mean ‖r_i‖ / ‖D_i v‖"].plot.bar(ax=axes[1], color="C1",
+                                               title="share of the feature's own contributions that is residual")
+fig.suptitle("kernel ridge regression, 8 test patients", y=1.03);
 summary_res.round(3)
 
 # %% [markdown]
-# A feature with a large residual relative to its value is one whose effect depends on
-# the other features; its Shapley value is an average over contributions that differ.
-# This cross-validated model is smooth, and its games are close to additive: the
-# residuals are a small fraction of the variation (`mean relative residual`), so here
-# the values tell most of the story. A less regular model (try a shorter lengthscale)
-# shows much larger residuals.
+# The right panel divides each feature's residual by the norm of its own marginal
+# contributions $\lVert D_i v\rVert$: the share of what the feature does that no additive
+# game reproduces (0.5 for $x_2$ and $x_3$ in the cube above). A feature with a large
+# share acts through interactions; its Shapley value averages contributions that
+# differ from coalition to coalition. Relative to the whole game ($\lVert r_i\rVert/\lVert Dv\rVert$,
+# last column) the residuals of this smooth, cross-validated model are small: its games
+# are close to additive, so the values tell most of the story. A less regular model
+# (try a shorter lengthscale) shows much larger residuals.
 # (Residuals need all $2^d$ worths: the function refuses more than 20 players and says
 # what they would cost; group features to get below that.)
 #
