@@ -13,6 +13,7 @@ from OpenML when a network is available and cached; offline, the loader raises
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 import numpy as np
@@ -188,6 +189,14 @@ def _cache_dir():
     return Path(os.environ.get("KERNELXAI_DATA", Path.home() / ".cache" / "kernelxai"))
 
 
+def _reachable(host, port=443, timeout=3.0):
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def load_selection_data(name):
     """One data set of the HSIC feature-selection study (PKeX §5.3, Table 1).
 
@@ -228,6 +237,13 @@ def load_selection_data(name):
     from sklearn.datasets import fetch_openml
 
     openml_name = source.split(":", 1)[1]
+    cached = (_cache_dir() / "openml").exists()
+    if not cached and not _reachable("www.openml.org"):
+        raise DatasetUnavailable(
+            f"{name!r} is not bundled with scikit-learn, not in the cache ({_cache_dir()}) and "
+            "www.openml.org cannot be reached; it is reported as unavailable, not replaced. Run "
+            "once with a network connection to cache it"
+        )
     try:
         bunch = fetch_openml(name=openml_name, version=1, as_frame=True,
                              data_home=str(_cache_dir() / "openml"), n_retries=1, delay=0.1)

@@ -17,6 +17,8 @@
 # | notebook | what it shows |
 # |---|---|
 # | [01 · Cooperative games](01-shapley-games.ipynb) | the Shapley value on the lecture's taxi and airport games; KernelSHAP as weighted least squares; permutation sampling and its intervals |
+# | [03 · PKeX-Shapley](03-pkex-shapley.ipynb) | the functional baseline value function of product-kernel models; exact Shapley values by the Beta-integral quadrature, the paper's two recursions and brute force; a 40-digit check at d = 200; comparison with interventional values |
+# | [05 · MMD and HSIC](05-mmd-hsic-shapley.ipynb) | splitting the MMD between two samples and the HSIC between features and a target over the features, with permutation p-values; delta kernel for class labels; both sides of HSIC |
 # | [06 · Uncertainty](06-uncertainty.ipynb) | sampling intervals (permutation, single-reference games, KernelSHAP bootstrap) and their coverage; Shapley residuals; Bayesian SHAP with credible intervals, perturbations-to-go and focused sampling |
 # | [07 · Shapley regression and groups](07-shapley-regression-groups.ipynb) | the lecture's R² decomposition over covariates (with bootstrap intervals); group Shapley for R² and for a kernel model, exact by enumeration or the product route; when group values equal summed feature values |
 #
@@ -24,6 +26,11 @@
 #
 # | notebook | paper setting |
 # |---|---|
+# | [20 · Exact vs sampled](20-pkex-exact-vs-sampling.ipynb) | PKeX Exp. 1: SVR on d = 10…50 standard-normal features; error of paired KernelSHAP against the exact values as the number of coalitions grows |
+# | [21 · Feature recovery](21-pkex-feature-recovery.ipynb) | PKeX Exp. 2: d = 50, 17 active features, polynomial and exponential targets; top-17 recovery and time of PKeX, RKHS-SHAP, KernelSHAP and permutation sampling |
+# | [22 · Runtime](22-pkex-runtime.ipynb) | PKeX Fig. 1: brute force, the paper's recursion and the quadrature as d grows to 2000; where Newton's identities lose accuracy and the coefficient recursion overflows |
+# | [23 · MMD attribution](23-mmd-attribution.ipynb) | PKeX §5.2 and App. H.3: normal vs Student-t features, repeated; the equal-distribution control; diabetes split by sex |
+# | [24 · HSIC feature selection](24-hsic-feature-selection.ipynb) | PKeX §5.3: GP on the top 20% features ranked by HSIC Shapley values, mutual information, Lasso, K-best and tree importance; 5-fold CV |
 # | [30 · The uncertainty pipeline](30-uncertainty-pipeline.ipynb) | thesis ch. 3: correlation α in the data, interaction β and non-linearity γ in the model, σ perturbations; how Shapley residuals, sampling intervals and Bayesian-SHAP intervals respond to each knob |
 #
 # ## How the pieces fit

@@ -1,0 +1,91 @@
+"""The PKeX-Shapley notebooks (03, 05, 20-24), run in smoke mode."""
+
+import numpy as np
+import pytest
+
+from nbrun import run_notebook
+
+pytestmark = pytest.mark.notebook
+
+
+def test_pkex_shapley_notebook():
+    res = run_notebook("03-pkex-shapley")
+    for method, err in res["brute_force_agreement"].items():
+        assert err < 1e-10, method
+    assert res["efficiency_error"] < 1e-10
+    assert res["normalised_efficiency_error"] < 1e-10 and res["normalised_shift_error"] < 1e-10
+    assert res["d_reference"] == 200
+    for regime, err in res["mpmath_relative_error"]["quadrature"].items():
+        assert err < 1e-12, regime
+    for regime, err in res["mpmath_relative_error"]["stable"].items():
+        assert err < 1e-12, regime
+    assert -1 <= res["fb_vs_interventional"]["importance_rank_correlation"] <= 1
+
+
+def test_mmd_hsic_notebook():
+    res = run_notebook("05-mmd-hsic-shapley")
+    assert res["mmd"]["efficiency_error"] < 1e-10
+    assert res["mmd"]["biased_efficiency_error"] < 1e-10
+    assert res["mmd"]["route_error"] < 1e-10
+    assert abs(res["mmd"]["sum_phi"] - res["mmd"]["statistic"]) < 1e-10
+    assert res["hsic"]["efficiency_error"] < 1e-10
+    assert res["hsic"]["wine_efficiency_error"] < 1e-10
+    assert res["hsic"]["two_sided_efficiency_error"] < 1e-10
+    assert {"bmi", "s5"} & set(res["hsic"]["top_features"])
+    assert 0 < res["hsic"]["p_value"] <= 0.05
+
+
+def test_exact_vs_sampling_notebook():
+    res = run_notebook("20-pkex-exact-vs-sampling")
+    assert all(res["falls_with_budget"].values())
+    assert res["rises_with_d"]
+    table = res["table"]
+    # d = 10: a budget covering all 1022 proper coalitions reproduces the exact values
+    for d, budget, err in zip(table["d"], table["coalitions"], table["normwise l1 error"]):
+        if d == 10 and budget >= 1022:
+            assert err < 1e-8
+
+
+def test_runtime_notebook():
+    res = run_notebook("22-pkex-runtime")
+    assert res["agreement_max"] < 1e-10
+    assert res["growth"]["quadrature"] < res["growth"]["stable"]
+    assert res["newton_error"]["10"] < 1e-10
+    assert res["newton_error"]["70"] > 1e-3          # Alg. 1 breaks down (MATH.md §3)
+    assert max(res["stable_error"].values()) < 1e-12
+    overflow = res["overflow"]["1100"]
+    assert not overflow["Alg. 2 finite"] and overflow["shapley_values refuses Alg. 2"]
+    assert overflow["quadrature: |sum phi - (f(x) - sum alpha)|"] < 1e-10
+
+
+def test_mmd_attribution_notebook():
+    res = run_notebook("23-mmd-attribution")
+    main = res["main"]
+    assert main["mean phi, features 1-10"] <= 0 < main["mean phi, features 11-20"]
+    for key in ("main", "control", "matched_covariance"):
+        assert res[key]["efficiency_error"] < 1e-10
+    assert res["diabetes"]["efficiency_error"] < 1e-10
+    assert abs(res["control"]["statistic_mean"]) < main["statistic_mean"]
+    assert sorted(res["diabetes"]["ranking"]) == sorted(["age", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"])
+
+
+def test_hsic_feature_selection_notebook():
+    res = run_notebook("24-hsic-feature-selection")
+    assert "skillcraft" in res["unavailable"]
+    for name, scores in res["scores"].items():
+        assert set(scores) == {"PKeX-Shapley (HSIC)", "mutual information", "Lasso", "K-best (F-test)",
+                               "tree ensemble (permutation)"}
+        for method, s in scores.items():
+            assert np.isfinite(s["mean"]) and s["sd"] >= 0 and len(s["folds"]) == res["n_folds"]
+    assert res["scores"]["wine"]["PKeX-Shapley (HSIC)"]["mean"] > 0.7     # accuracy, 3 classes
+    assert 1 <= res["standing"]["diabetes"]["rank_of_pkex"] <= 5
+
+
+def test_feature_recovery_notebook():
+    res = run_notebook("21-pkex-feature-recovery")
+    chance = 17 / 50
+    for target, rate in res["recovery"]["PKeX-Shapley (exact)"].items():
+        assert rate > chance, target                 # far better than picking features at random
+    for method, rates in res["recovery"].items():
+        assert all(0 <= r <= 1 for r in rates.values())
+    assert res["seconds_per_point"]["PKeX-Shapley (exact)"] > 0
