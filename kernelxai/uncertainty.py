@@ -120,7 +120,7 @@ def _check_points(x, references, feature_names):
 # 1. single-reference games (Merrick & Taly 2020)
 # =========================================================================== #
 def single_reference_game(predict, x, reference, feature_names=None):
-    """The single-reference game v_{x,r}(S) = f(x_S, r_{S^c}) - f(r) (Merrick & Taly 2020, Eq. 4).
+    """The single-reference game v_{x,r}(S) = f(x_S, r_{S^c}) - f(r) (Merrick & Taly 2020; thesis §2.3.2).
 
     Parameters
     ----------
@@ -163,7 +163,7 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
     v_{x,r_k}(S) = f(x_S, r_{k,S^c}) - f(r_k) is solved; the attribution is the
     mean over the K references (an unbiased estimate of the interventional
     Shapley value with background distribution of the references; Merrick &
-    Taly 2020, Eq. 5), its standard error sd/sqrt(K) (ddof 1) and the interval
+    Taly 2020; thesis §2.3.2, phi = E_R[phi(v_{x,R})]), its standard error sd/sqrt(K) (ddof 1) and the interval
     mean +/- t_{K-1} * stderr at ``level`` (thesis §2.3.2, with the t quantile
     instead of 1.96).
 
@@ -177,7 +177,7 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
     ``n_permutations`` independent random orderings of its own; the
     per-reference estimate is still unbiased and i.i.d. across references, so
     the same interval covers both the reference sampling and the ordering
-    sampling (Merrick & Taly 2020, §4.2).
+    sampling (thesis §2.3.2, the combined estimator over references and orderings).
 
     Parameters
     ----------
@@ -561,7 +561,7 @@ def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS):
     i.e. the Laplace equation L v_i = L_i v with L = D^T D the hypercube
     Laplacian and L_i = D^T D_i; then phi_i = v_i(all) is the Shapley value and
     r_i = D_i v - D v_i the residual (zero for every player iff the game is
-    inessential; Kumar et al. 2020, Prop. 1).
+    inessential; Kumar et al. 2020, Prop. 1 as stated in thesis §2.3.1).
 
     Both Laplacians are diagonal in the Walsh-Hadamard basis: L has eigenvalue
     2|T| and L_i eigenvalue 2[i in T] on the character (-1)^{|S ∩ T|}. So
@@ -610,7 +610,7 @@ def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS):
 
 
 # =========================================================================== #
-# 3. Bayesian SHAP (Slack et al. 2021)
+# 3. Bayesian SHAP (Slack et al. 2020)
 # =========================================================================== #
 def coalition_second_moment(d):
     """M = E[z z^T] for coalitions z drawn from the Shapley kernel (sizes 1..d-1).
@@ -659,7 +659,7 @@ class BayesPosterior:
 
 def bayes_linear_posterior(Z, y, weights=None, prior_precision=None, *, constraint=None,
                            prior_dof=0.0, prior_scale=0.0):
-    """Conjugate posterior of y | Z, phi, sigma^2 ~ N(Z phi, sigma^2 / w) (Slack et al. 2021, §3).
+    """Conjugate posterior of y | Z, phi, sigma^2 ~ N(Z phi, sigma^2 / w) (Slack et al. 2020; thesis §2.3.3).
 
     Prior phi | sigma^2 ~ N(0, sigma^2 Lambda0^{-1}) and
     sigma^2 ~ scaled-Inv-chi^2(n0, s0^2). Posterior (MATH.md §5):
@@ -757,7 +757,7 @@ def perturbations_to_go(widths, target_width, n_current):
 
     Interval widths of the posterior fall like 1/sqrt(N) once the data
     dominate the prior, so N_needed = N * (max width / target)^2; never
-    negative. (Slack et al. 2021 write 4 s^2 / (pi-bar (W/z)^2), the same
+    negative. (Slack et al. 2020 write 4 s^2 / (pi-bar (W/z)^2), the same
     rule for an orthogonal design of unit-weight coalitions; this version uses
     the current posterior and so accounts for the actual design.)
     """
@@ -893,14 +893,14 @@ def _bayes_shap(game, rng, *, n_samples=None, level=0.95, focused=False, target_
 
 def bayes_shap(game, n_samples=None, level=0.95, seed=None, focused=False, target_width=None,
                **options):
-    """Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2021; MATH.md §5).
+    """Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020; MATH.md §5).
 
     Coalitions z are drawn from the game's Shapley kernel (sizes with
     probability proportional to (d-1)/(s(d-s)), then uniformly; the empty and
     full coalitions are not drawn). Because they are drawn *from* the kernel,
     they enter with equal weight. The worths y = v(z) - v(empty) are modelled
-    as y | z, phi, sigma^2 ~ N(z^T phi, sigma^2 / pi(z)) (Slack et al. 2021,
-    Eq. 2) with the conjugate prior below; the posterior is the closed form of
+    as y | z, phi, sigma^2 ~ N(z^T phi, sigma^2 / pi(z)) (Slack et al. 2020,
+    thesis §2.3.3) with the conjugate prior below; the posterior is the closed form of
     :func:`bayes_linear_posterior`, and each phi_j has a Student-t marginal
     whose equal-tailed interval at ``level`` is reported.
 
@@ -928,7 +928,7 @@ def bayes_shap(game, n_samples=None, level=0.95, seed=None, focused=False, targe
         Credibility of the intervals.
     seed : None, int or Generator
     focused : bool
-        Focused sampling (Slack et al. 2021, Alg. 1): after an initial half,
+        Focused sampling (Slack et al. 2020; thesis §2.3.3, Alg. 2): after an initial half,
         batches are drawn from a pool of candidates from the kernel with
         probability proportional to exp(h(z)/T), h(z) = z^T V z the predictive
         variance factor (computed with log-sum-exp, so it cannot overflow;

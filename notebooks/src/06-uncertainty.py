@@ -9,7 +9,7 @@
 # |---|---|---|
 # | sampling | how far is the estimate from the exact value it estimates? | t-intervals over single-reference games or permutations; bootstrap for KernelSHAP |
 # | the game itself | what does the list of values *not* say about the model? | Shapley residuals (Kumar et al. 2020) |
-# | the explanation model | how well does a linear model over coalitions fit, and how sure are its coefficients? | Bayesian SHAP (Slack et al. 2021) |
+# | the explanation model | how well does a linear model over coalitions fit, and how sure are its coefficients? | Bayesian SHAP (Slack et al. 2020) |
 #
 # We use one kernel model throughout — kernel ridge regression on scikit-learn's
 # diabetes data, explained with the interventional value function (RKHS-SHAP) — plus
@@ -318,7 +318,7 @@ summary_res.round(3)
 #
 # ## 4. Bayesian SHAP
 #
-# Bayesian SHAP (Slack et al. 2021) models the worths of sampled coalitions $z$ as
+# Bayesian SHAP (Slack et al. 2020) models the worths of sampled coalitions $z$ as
 # $v(z) - v(\emptyset) = z^\top\phi + \varepsilon$, $\varepsilon \sim \mathcal N(0, \sigma^2/\pi(z))$,
 # with the conjugate prior $\phi\mid\sigma^2 \sim \mathcal N(0, \sigma^2\Lambda_0^{-1})$,
 # $\sigma^2 \sim$ scaled-Inv-$\chi^2$. The posterior is closed-form and each $\phi_j$ has a

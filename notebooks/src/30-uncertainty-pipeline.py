@@ -18,7 +18,7 @@
 #    an additive one — what a list of Shapley values cannot show;
 # 2. **sampling intervals** from single-reference games (Merrick & Taly 2020) measure
 #    the Monte-Carlo error of estimating the values from $\sigma$ references;
-# 3. **Bayesian SHAP** (Slack et al. 2021) fits a Bayesian linear regression to the
+# 3. **Bayesian SHAP** (Slack et al. 2020) fits a Bayesian linear regression to the
 #    perturbations; its noise scale $s^2$ lumps the regression misfit together with
 #    the sampling noise, and its credible intervals reflect both.
 #
