@@ -20,6 +20,7 @@ from .regression import explain_r2
 from . import discrepancy  # noqa: F401
 from .discrepancy import explain_hsic, explain_mmd
 from .reporting import save_results
+from . import functionals  # noqa: F401  (Shapley functionals, RKHS-SHAP §3.1, §4)
 
 __version__ = "0.1.0"
 
@@ -46,5 +47,6 @@ __all__ = [
     "widgets",
     "uncertainty",
     "regression",
+    "functionals",
     "explain_r2",
 ]

@@ -573,3 +573,6 @@ def _parse_gp_kernel(k, d):
     if isinstance(k, gk.RBF):
         return scale, RBF(k.length_scale)
     fail()
+
+
+from .regularised import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge  # noqa: E402,F401

@@ -137,6 +137,71 @@ class FunctionalBaselineGame(UnitAbsentGame):
         w, a = self._extra_terms()
         yield slice(0, self.n_instances), w, a, np.ones_like(a)
 
+    def coefficient_matrices(self, coalitions, weights=None):
+        """The worths as linear maps of alpha: v(S)(x_a) = (M_S @ alpha)[a] + b.
+
+        PKeX Def. 1: M_S = K_S(X, X_train) (all ones for the empty coalition);
+        normalised (Prop. 10), M_empty = 0 since v(empty) = b. Weighted sums
+        of these matrices are the Shapley representers of
+        :mod:`kernelxai.functionals`.
+
+        Parameters
+        ----------
+        coalitions : bool array (c, d)
+        weights : array (c, q), optional
+            If given, return sum_k weights[k, r] M_{S_k} for each column r.
+
+        Returns
+        -------
+        ndarray (c, n_x, n_train), or (q, n_x, n_train) with ``weights``
+        """
+        z, _ = self._check_coalitions(coalitions)
+        W = np.eye(len(z)) if weights is None else np.asarray(weights, dtype=float)
+        if W.ndim != 2 or W.shape[0] != len(z) or not np.all(np.isfinite(W)):
+            raise ValueError(f"weights must be a finite array of shape ({len(z)}, q); got shape {W.shape}")
+        if self.normalize:
+            W = np.where(~z.any(axis=1)[:, None], 0.0, W)
+        Xt = self.model.X_train
+        out = np.empty((W.shape[1], self.n_instances, len(Xt)))
+        budget = max(1, 2**22 // max(1, len(z)))
+        for rows, G in self.model.kernel.iter_feature_grams(self.X, Xt, max_elements=budget):
+            P = np.ones((len(z),) + G.shape[:2])
+            for l in range(self.n_players):
+                sel = z[:, l]
+                if sel.any():
+                    P[sel] *= G[None, :, :, l]
+            out[:, rows] = np.einsum("cai,cq->qai", P, W)
+        return out
+
+    def unit_game(self):
+        """The games of the unit models k(., x_i), one per (training point, explained point).
+
+        A product game with n_train * n_x instances, instance i * n_x + a being
+        the game of f = k(., x_i) at x_a (one term a = k(x_a, x_i), c = 1; plus
+        the term -1 on the empty coalition when normalised). Its Shapley
+        values are the representer entries R_j[a, i], in polynomial time.
+        """
+        return _UnitFunctionalBaselineGame(self)
+
+
+class _UnitFunctionalBaselineGame(ProductGame):
+    def __init__(self, game):
+        n, nx = len(game.model.X_train), game.n_instances
+        super().__init__(n_players=game.n_players, n_instances=n * nx, player_names=game.player_names,
+                         meta={"value_function": "functional baseline unit models"})
+        self.source = game
+
+    def iter_terms(self, max_elements=2**22):
+        g = self.source
+        kernel, Xt, X, d, nx = g.model.kernel, g.model.X_train, g.X, g.n_players, g.n_instances
+        r = 2 if g.normalize else 1
+        w = np.array([[1.0, -1.0][:r]])
+        for rows, G in kernel.iter_feature_grams(Xt, X, max_elements=max(d, max_elements // r)):
+            k = rows.stop - rows.start
+            a = np.zeros((k * nx, r, d))
+            a[:, 0] = G.reshape(k * nx, d)
+            yield slice(rows.start * nx, rows.stop * nx), w, a, np.ones((1, r, d))
+
 
 
 def _unit_worths(game, coalitions):

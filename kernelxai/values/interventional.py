@@ -119,29 +119,88 @@ class InterventionalGame(ProductGame):
 
     def _worths(self, z):
         """Worths of the (distinct) coalitions z, shape (len(z), n_x)."""
-        d, n = self.n_players, len(self.expansion.X_train)
-        B, m, nc = self.background, len(self.background), len(z)
-        alpha = self.expansion.alpha
-        step = max(1, self.max_elements // (n * (nc + d)))
-        absent, present = ~z, z
-        mu = np.zeros((nc, n))
-        for rows, G in self._grams(B, step):
-            P = np.ones((nc, rows.stop - rows.start, n))
+        step = self._step(len(z))
+        weights = self.expansion.alpha[None, :] * self._absent_embeddings(z, step)
+        out = np.empty((len(z), self.n_instances))
+        for rows, P in self._present_products(z, step):
+            out[:, rows] = np.matmul(P, weights[:, :, None])[..., 0]
+        return out + self.expansion.intercept
+
+    def _step(self, nc):
+        return max(1, self.max_elements // (len(self.expansion.X_train) * (nc + self.n_players)))
+
+    def _absent_embeddings(self, z, step):
+        """mu[k, i] = (1/m) sum_b prod_{l not in S_k} k_l(b_l, x_il): the KME of the absent features."""
+        d, n, m = self.n_players, len(self.expansion.X_train), len(self.background)
+        absent = ~z
+        mu = np.zeros((len(z), n))
+        for rows, G in self._grams(self.background, step):
+            P = np.ones((len(z), rows.stop - rows.start, n))
             for l in range(d):
                 sel = absent[:, l]
                 if sel.any():
                     P[sel] *= G[None, :, :, l]
             mu += P.sum(axis=1)
-        weights = alpha[None, :] * mu / m
-        out = np.empty((nc, self.n_instances))
+        return mu / m
+
+    def _present_products(self, z, step):
+        """Yield (rows, P) with P[k, a, i] = K_{S_k}(x_a, x_i), in blocks of explained points."""
+        d, n = self.n_players, len(self.expansion.X_train)
         for rows, G in self._grams(self.X, step):
-            P = np.ones((nc, rows.stop - rows.start, n))
+            P = np.ones((len(z), rows.stop - rows.start, n))
             for l in range(d):
-                sel = present[:, l]
+                sel = z[:, l]
                 if sel.any():
                     P[sel] *= G[None, :, :, l]
-            out[:, rows] = np.matmul(P, weights[:, :, None])[..., 0]
-        return out + self.expansion.intercept
+            yield rows, P
+
+    def coefficient_matrices(self, coalitions, weights=None):
+        """The worths as linear maps of alpha: v(S)(x_a) = (M_S @ alpha)[a] + intercept.
+
+        RKHS-SHAP Prop. 3: M_S[a, i] = K_S(x_a, x_i) mu_{S^c}(x_i). Weighted
+        sums of these matrices are how Shapley functionals become representer
+        matrices (:mod:`kernelxai.functionals`).
+
+        Parameters
+        ----------
+        coalitions : bool array (c, d)
+        weights : array (c, q), optional
+            If given, return sum_k weights[k, r] M_{S_k} for each column r
+            instead of the c matrices themselves.
+
+        Returns
+        -------
+        ndarray (c, n_x, n_train), or (q, n_x, n_train) with ``weights``
+        """
+        z, _ = self._check_coalitions(coalitions)
+        uniq, inverse = np.unique(z, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        if weights is None:
+            W = np.zeros((len(uniq), len(z)))
+            W[inverse, np.arange(len(z))] = 1.0
+        else:
+            weights = np.asarray(weights, dtype=float)
+            if weights.ndim != 2 or weights.shape[0] != len(z) or not np.all(np.isfinite(weights)):
+                raise ValueError(f"weights must be a finite array of shape ({len(z)}, q); "
+                                 f"got shape {weights.shape}")
+            W = np.zeros((len(uniq), weights.shape[1]))
+            np.add.at(W, inverse, weights)
+        step = self._step(len(uniq))
+        C = W.T[:, :, None] * self._absent_embeddings(uniq, step)[None]   # (q, c, n)
+        out = np.empty((W.shape[1], self.n_instances, len(self.expansion.X_train)))
+        for rows, P in self._present_products(uniq, step):
+            out[:, rows] = np.einsum("cai,qci->qai", P, C)
+        return out
+
+    def unit_game(self):
+        """The interventional games of the unit models k(., x_i), one per (training point, explained point).
+
+        A :class:`~kernelxai.games.ProductGame` with n_train * n_x instances,
+        instance i * n_x + a being the game of f = k(., x_i) at x_a: its
+        Shapley values are the representer entries R_j[a, i] (RKHS-SHAP
+        Prop. 5), available in polynomial time with ``method="product"``.
+        """
+        return _UnitInterventionalGame(self)
 
     # ---------------------------------------------------------- product route
     def iter_terms(self, max_elements=2**22):
@@ -180,6 +239,38 @@ class InterventionalGame(ProductGame):
         game = _GroupedInterventionalGame(self, groups, names)
         game.data = None  # the explained points have d columns, the grouped game one per group
         return game
+
+
+class _UnitInterventionalGame(ProductGame):
+    """See :meth:`InterventionalGame.unit_game`: terms b with a = k(x_a, x_i), c = k(b, x_i), w = 1/m."""
+
+    def __init__(self, game):
+        n, nx = len(game.expansion.X_train), game.n_instances
+        super().__init__(n_players=game.n_players, n_instances=n * nx, player_names=game.player_names,
+                         meta={"value_function": "interventional unit models"})
+        self.source = game
+
+    def iter_terms(self, max_elements=2**22):
+        g = self.source
+        kernel, Xt, B, X = g.expansion.kernel, g.expansion.X_train, g.background, g.X
+        n, nx, m, d = len(Xt), g.n_instances, len(B), g.n_players
+        w = np.full((1, m), 1.0 / m)
+        per_point = nx * m * d
+        ni = max(1, max_elements // per_point)
+        cx = nx if ni > 1 else max(1, min(nx, max_elements // (m * d)))
+        for i0 in range(0, n, ni):
+            ib = slice(i0, min(n, i0 + ni))
+            C = kernel.feature_grams(Xt[ib], B)                        # (k, m, d)
+            A = kernel.feature_grams(Xt[ib], X)                        # (k, nx, d)
+            for x0 in range(0, nx, cx):
+                xb = slice(x0, min(nx, x0 + cx))
+                k, kx = ib.stop - ib.start, xb.stop - xb.start
+                a = A[:, xb].reshape(k * kx, 1, d)
+                c = np.repeat(C, kx, axis=0) if kx > 1 else C
+                if k == 1:
+                    yield slice(i0 * nx + x0, i0 * nx + x0 + kx), w, a, c
+                else:  # whole rows of explained points: instances i * nx + a are contiguous
+                    yield slice(i0 * nx, ib.stop * nx), w, a, c
 
 
 class _GroupedInterventionalGame(_GroupedProductGame):

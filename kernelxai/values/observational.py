@@ -148,15 +148,14 @@ class ObservationalGame(GroupsDropData, Game):
     def _inner(self, Z):
         if self.landmarks is not None:
             return self._nystrom(Z)
-        m, n, nx, d = len(self.background), len(self.expansion.X_train), self.n_instances, self.n_players
         if self.form == "product":
-            cache = m * m + m * nx + n * m + n * nx
-            per = m * m + m * nx + 2 * n * m + 2 * n * nx
-        else:
-            cache = m * m + nx * m
-            per = m * m + nx * m
-        if cache * d <= self.max_elements:
-            return self._batched(Z, per)
+            out = np.empty((len(Z), self.n_instances))
+            for rows, _, M in self._prop3_blocks(Z):
+                out[rows] = np.einsum("i,cix->cx", self.expansion.alpha, M)
+            return out + self.expansion.intercept
+        m, nx, d = len(self.background), self.n_instances, self.n_players
+        if (m * m + nx * m) * d <= self.max_elements:
+            return self._batched(Z, m * m + nx * m)
         return self._one_by_one(Z)
 
     def _batches(self, Z, per_coalition):
@@ -165,37 +164,158 @@ class ObservationalGame(GroupsDropData, Game):
         return tqdm([slice(s, min(len(Z), s + step)) for s in starts], desc="CME coalitions",
                     disable=not self.progress, leave=False)
 
-    # ------------------------------------------- small m: cached grams, batched
-    def _batched(self, Z, per):
-        exp, B, X = self.expansion, self.background, self.X
+    def _cached_grams(self):
         if self._caches is None:
-            k = exp.kernel
+            exp, B, X, k = self.expansion, self.background, self.X, self.expansion.kernel
             c = {"BB": CoalitionGrams(k, B), "BX": CoalitionGrams(k, B, X)}
             if self.form == "product":
                 same = exp.X_train.shape == B.shape and np.array_equal(exp.X_train, B)
                 c["TB"] = c["BB"] if same else CoalitionGrams(k, exp.X_train, B)
                 c["TX"] = CoalitionGrams(k, exp.X_train, X)
             self._caches = c
-        c = self._caches
+        return self._caches
+
+    # ------------------------------------------------- product form (Prop. 3)
+    def _prop3_blocks(self, Z, matrices=True):
+        """Yield (rows, gamma, M) for batches of the inner coalitions Z (RKHS-SHAP Prop. 3).
+
+        gamma[k] = (K_S(B, B) + m eta I)^{-1} K_S(B, X), shape (m, n_x): the CME
+        weights of the background rows; M[k] = K_S(X_train, X) * (K_{S^c}(X_train, B) gamma[k]),
+        shape (n_train, n_x), so that v(S)(x) = b + alpha @ M[k][:, x]. With the
+        per-feature tensors cached (when they fit in ``max_elements``) coalitions
+        are processed in batches, otherwise one at a time in O(m^2) memory.
+        M is None when ``matrices`` is False.
+        """
+        exp, B, X = self.expansion, self.background, self.X
+        kernel, m, n, nx, d = exp.kernel, len(B), len(exp.X_train), self.n_instances, self.n_players
+        if (m * m + m * nx + n * m + n * nx) * d <= self.max_elements:
+            c = self._cached_grams()
+            for rows in self._batches(Z, m * m + m * nx + 2 * n * m + 2 * n * nx):
+                S = Z[rows]
+                K = c["BB"](S)
+                K[:, np.arange(m), np.arange(m)] += self.ridge
+                L = cholesky_jitter(K)
+                del K
+                gamma = sla.cho_solve((L, True), c["BX"](S))                        # (c, m, nx)
+                M = None
+                if matrices:
+                    M = np.matmul(c["TB"](~S), gamma)                                  # (c, n, nx)
+                    M *= c["TX"](S)
+                yield rows, gamma, M
+            return
+        block = max(1, self.max_elements // 4)
+        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not self.progress, leave=False):
+            S = Z[k]
+            K = kernel.gram(B, B, S, max_elements=block)
+            K[np.diag_indices(m)] += self.ridge
+            L = cholesky_jitter(K)
+            del K
+            gamma = sla.cho_solve((L, True), kernel.gram(B, X, S, max_elements=block))
+            del L
+            M = None
+            if matrices:
+                M = kernel.gram(exp.X_train, B, ~S, max_elements=block) @ gamma
+                M *= kernel.gram(exp.X_train, X, S, max_elements=block)
+                M = M[None]
+            yield slice(k, k + 1), gamma[None], M
+
+    def cme_weights(self, coalitions):
+        """Weights of the background rows in the conditional mean embedding, per coalition.
+
+        nu_O(x, S) = sum_b gamma_S(x)_b f(x_S, b_{S^c}) in the product form
+        (RKHS-SHAP Prop. 3) with gamma_S(x) = (K_S(B, B) + m eta I)^{-1} K_S(B, x).
+        The empty and the full coalition get uniform weights 1/m: v(empty) is
+        the mean of f over the background and v(D) = f(x), as this game sets them.
+
+        Returns
+        -------
+        ndarray (c, m, n_x)
+        """
+        if self.landmarks is not None or self.form != "product":
+            raise ValueError("cme_weights is defined for the exact product form (form='product', "
+                             "landmarks=None)")
+        z, _ = self._check_coalitions(coalitions)
+        m = len(self.background)
+        out = np.full((len(z), m, self.n_instances), 1.0 / m)
+        inner = np.flatnonzero(z.any(axis=1) & ~z.all(axis=1))
+        if len(inner):
+            uniq, inverse = np.unique(z[inner], axis=0, return_inverse=True)
+            gam = np.empty((len(uniq), m, self.n_instances))
+            for rows, gamma, _ in self._prop3_blocks(uniq, matrices=False):
+                gam[rows] = gamma
+            out[inner] = gam[inverse.ravel()]
+        return out
+
+    def coefficient_matrices(self, coalitions, weights=None):
+        """The worths as linear maps of alpha: v(S)(x_a) = (M_S @ alpha)[a] + intercept.
+
+        Product form, RKHS-SHAP Prop. 3: M_S = [K_S(X_train, X) * (K_{S^c}(X_train, B) gamma_S)]^T;
+        M_empty has every row equal to the mean of K(B, X_train) over the
+        background (v(empty) = mean of f over B) and M_D = K(X, X_train)
+        (v(D) = f(x)). Weighted sums of these matrices are the Shapley
+        representers of :mod:`kernelxai.functionals`.
+
+        Parameters
+        ----------
+        coalitions : bool array (c, d)
+        weights : array (c, q), optional
+            If given, return sum_k weights[k, r] M_{S_k} for each column r.
+
+        Returns
+        -------
+        ndarray (c, n_x, n_train), or (q, n_x, n_train) with ``weights``
+        """
+        if self.landmarks is not None or self.form != "product":
+            raise ValueError(
+                "coefficient matrices (Shapley representers) of the observational value function are "
+                "implemented for the exact product form (RKHS-SHAP Prop. 3): use a product kernel, "
+                f"form='product' and landmarks=None; this game has form={self.form!r}"
+                + ("" if self.landmarks is None else f" and {len(self.landmarks)} Nystrom landmarks"))
+        z, _ = self._check_coalitions(coalitions)
+        uniq, inverse = np.unique(z, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        if weights is None:
+            W = np.zeros((len(uniq), len(z)))
+            W[inverse, np.arange(len(z))] = 1.0
+        else:
+            weights = np.asarray(weights, dtype=float)
+            if weights.ndim != 2 or weights.shape[0] != len(z) or not np.all(np.isfinite(weights)):
+                raise ValueError(f"weights must be a finite array of shape ({len(z)}, q); "
+                                 f"got shape {weights.shape}")
+            W = np.zeros((len(uniq), weights.shape[1]))
+            np.add.at(W, inverse, weights)
+        exp, B, X = self.expansion, self.background, self.X
+        out = np.zeros((W.shape[1], self.n_instances, len(exp.X_train)))
+        empty, full = ~uniq.any(axis=1), uniq.all(axis=1)
+        if empty.any():
+            mean_row = exp.kernel.gram(B, exp.X_train).mean(axis=0)
+            out += W[empty].sum(axis=0)[:, None, None] * mean_row[None, None, :]
+        if full.any():
+            out += W[full].sum(axis=0)[:, None, None] * exp.kernel.gram(X, exp.X_train)[None]
+        inner = np.flatnonzero(~empty & ~full)
+        if len(inner):
+            Wi = W[inner]
+            for rows, _, M in self._prop3_blocks(uniq[inner]):
+                out += np.einsum("cix,cq->qxi", M, Wi[rows])
+        return out
+
+    # ------------------------------------- regression form: small m, batched
+    def _batched(self, Z, per):
+        exp, m = self.expansion, len(self.background)
+        c = self._cached_grams()
         out = np.empty((len(Z), self.n_instances))
-        m = len(B)
         for rows in self._batches(Z, per):
             S = Z[rows]
             K = c["BB"](S)
             K[:, np.arange(m), np.arange(m)] += self.ridge
             L = cholesky_jitter(K)
             del K
-            if self.form == "product":
-                gamma = sla.cho_solve((L, True), c["BX"](S))          # (c, m, nx)
-                H = np.matmul(c["TB"](~S), gamma)                       # (c, n, nx)
-                out[rows] = np.einsum("i,cix,cix->cx", exp.alpha, c["TX"](S), H)
-            else:
-                resid = np.broadcast_to(self._f_background - exp.intercept, (len(S), m))
-                beta = sla.cho_solve((L, True), resid[..., None])[..., 0]   # (c, m)
-                out[rows] = np.matmul(beta[:, None, :], c["BX"](S))[:, 0, :]
+            resid = np.broadcast_to(self._f_background - exp.intercept, (len(S), m))
+            beta = sla.cho_solve((L, True), resid[..., None])[..., 0]   # (c, m)
+            out[rows] = np.matmul(beta[:, None, :], c["BX"](S))[:, 0, :]
         return out + exp.intercept
 
-    # ------------------------------------------------ large m: one at a time
+    # --------------------------------- regression form: large m, one at a time
     def _one_by_one(self, Z):
         exp, B, X = self.expansion, self.background, self.X
         kernel, m = exp.kernel, len(B)
@@ -207,14 +327,8 @@ class ObservationalGame(GroupsDropData, Game):
             K[np.diag_indices(m)] += self.ridge
             L = cholesky_jitter(K)
             del K
-            if self.form == "product":
-                gamma = sla.cho_solve((L, True), kernel.gram(B, X, S, max_elements=block))
-                del L
-                H = kernel.gram(exp.X_train, B, ~S, max_elements=block) @ gamma
-                out[k] = exp.alpha @ (kernel.gram(exp.X_train, X, S, max_elements=block) * H)
-            else:
-                beta = sla.cho_solve((L, True), self._f_background - exp.intercept)
-                out[k] = kernel.gram(X, B, S, max_elements=block) @ beta
+            beta = sla.cho_solve((L, True), self._f_background - exp.intercept)
+            out[k] = kernel.gram(X, B, S, max_elements=block) @ beta
         return out + exp.intercept
 
     # ------------------------------------------------------------- Nystrom
