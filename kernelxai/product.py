@@ -182,24 +182,26 @@ def _psi_quadrature(a, c, d):
     """psi_j = int_0^1 prod_{l != j} (t a_l + (1-t) c_l) dt by Gauss-Legendre (MATH.md §3).
 
     a, c : (M, d); c None means all ones. The factors of all nodes come from one
-    (M d, 2) x (2, q) product; the leave-one-out product is the total over the
-    own factor (exact to rounding when no factor is zero); terms with a zero
-    factor are redone with prefix x suffix products.
+    contraction of (M, d, 2) with (2, q); the leave-one-out product is the
+    total over the own factor (exact to rounding when no factor is zero);
+    terms with a zero factor are redone with prefix x suffix products. No BLAS
+    call is made here: this runs on several Python threads at once, and
+    concurrent calls into a threaded OpenBLAS are not safe everywhere.
     """
     t, s, omega = gauss_legendre_01(max(1, math.ceil(d / 2)))
-    M, q = a.shape[0], len(t)
-    ac = np.empty((M, d, 2))
+    ts = np.stack([t, s])
+    ac = np.empty((a.shape[0], d, 2))
     ac[..., 0] = a
     ac[..., 1] = 1.0 if c is None else c
-    F = np.matmul(ac, np.stack([t, s]))              # (M, d, q): t_k a_l + s_k c_l
+    F = np.einsum("mdk,kq->mdq", ac, ts)             # (M, d, q): t_k a_l + s_k c_l
     total = np.multiply.reduce(F, axis=1)            # (M, q)
     with np.errstate(divide="ignore", invalid="ignore"):
         np.divide(total[:, None, :], F, out=F)       # leave-one-out products
-    psi = np.matmul(F.reshape(M * d, q), omega).reshape(M, d)
+    psi = np.einsum("mdq,q->md", F, omega)
     bad = ~np.isfinite(psi).all(axis=1)
     if bad.any():  # a factor is zero (a_l = c_l = 0) or the product overflowed
-        G = np.matmul(ac[bad], np.stack([t, s]))
-        psi[bad] = np.matmul(_prefix_suffix(G, axis=1), omega)
+        G = np.einsum("mdk,kq->mdq", ac[bad], ts)
+        psi[bad] = np.einsum("mdq,q->md", _prefix_suffix(G, axis=1), omega)
     return psi
 
 
@@ -410,7 +412,7 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
                 base[rows] += np.add.reduceat(w * prod_c, starts)
             else:
                 phi[rows] += contrib.sum(axis=0)
-                base[rows] += np.dot(w, prod_c)
+                base[rows] += (w * prod_c).sum()
             bar.update(len(w))
         return phi, base
 
@@ -418,7 +420,7 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
         if n_jobs == 1:
             phi, base = work()
         else:
-            with _single_threaded_blas(), ThreadPoolExecutor(n_jobs) as pool:
+            with ThreadPoolExecutor(n_jobs) as pool:
                 futures = [pool.submit(work) for _ in range(n_jobs)]
                 parts = [f.result() for f in futures]
             phi = sum(p for p, _ in parts)
@@ -426,24 +428,6 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
     finally:
         bar.close()
     return phi, base
-
-
-class _single_threaded_blas:
-    """Keep BLAS to one thread while our own threads run (no oversubscription)."""
-
-    def __enter__(self):
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
-            self._limit = None
-            return self
-        self._limit = threadpool_limits(limits=1, user_api="blas")
-        return self
-
-    def __exit__(self, *exc):
-        if self._limit is not None:
-            self._limit.restore_original_limits()
-        return False
 
 
 # --------------------------------------------------------------------------- #
