@@ -217,6 +217,11 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
         ``kernel``, ``unbiased``, ``n`` and ``m``.
     """
     names = feature_names_of(X) or feature_names_of(Z)
+    if feature_names_of(X) and feature_names_of(Z) and feature_names_of(X) != feature_names_of(Z):
+        raise ValueError(
+            f"X and Z have different columns ({feature_names_of(X)} vs {feature_names_of(Z)}); "
+            "the two samples must have the same features in the same order"
+        )
     X = check_matrix(X, "X", min_rows=2)
     Z = check_matrix(Z, "Z", min_rows=2)
     if X.shape[1] != Z.shape[1]:

@@ -172,6 +172,8 @@ def test_bad_input_gets_clear_errors():
         kx.explain_mmd(X[:, :1], Z[:, :1])
     with pytest.raises(ValueError, match="same features"):
         kx.explain_mmd(X, Z[:, :4])
+    with pytest.raises(ValueError, match="different columns"):
+        kx.explain_mmd(pd.DataFrame(X, columns=list("abcdef")), pd.DataFrame(Z, columns=list("abcdfe")))
     bad = X.copy()
     bad[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
