@@ -251,6 +251,19 @@ class ShapleyRepresenters:
                              f"point); got {alpha.shape[0]}")
         return np.einsum("qxi,i->xq", self.matrices, alpha)
 
+    def to_explanation(self, alpha):
+        """The values R_i alpha of the requested features as an :class:`~kernelxai.Explanation`.
+
+        Only the requested features are present, so efficiency need not hold;
+        base_values are 0 and ``meta`` records the value function and method.
+        """
+        from .explanation import Explanation
+
+        meta = {**self.meta, "value_function": self.value, "method": f"representers ({self.method})",
+                "exact": self.exact}
+        return Explanation(self.values(alpha), 0.0, data=self.X[:, self.features],
+                           feature_names=[self.feature_names[i] for i in self.features], meta=meta)
+
     def penalty_matrix(self):
         """sum_i R_i^T R_i (n_train x n_train): ||R alpha||^2 summed over the features."""
         R = self.matrices.reshape(-1, self.matrices.shape[2])

@@ -18,6 +18,7 @@
 # |---|---|
 # | [01 · Cooperative games](01-shapley-games.ipynb) | the Shapley value on the lecture's taxi and airport games; KernelSHAP as weighted least squares; permutation sampling and its intervals |
 # | [03 · PKeX-Shapley](03-pkex-shapley.ipynb) | the functional baseline value function of product-kernel models; exact Shapley values by the Beta-integral quadrature, the paper's two recursions and brute force; a 40-digit check at d = 200; comparison with interventional values |
+# | [04 · Shapley regulariser](04-shapley-regulariser.ipynb) | Shapley values of kernel models as representer matrices acting on the coefficients; the Riesz representer drawn as a function; exact vs sampled coalitions; ISV-REG and OSV-REG with a λ_S slider |
 # | [05 · MMD and HSIC](05-mmd-hsic-shapley.ipynb) | splitting the MMD between two samples and the HSIC between features and a target over the features, with permutation p-values; delta kernel for class labels; both sides of HSIC |
 # | [06 · Uncertainty](06-uncertainty.ipynb) | sampling intervals (permutation, single-reference games, KernelSHAP bootstrap) and their coverage; Shapley residuals; Bayesian SHAP with credible intervals, perturbations-to-go and focused sampling |
 # | [07 · Shapley regression and groups](07-shapley-regression-groups.ipynb) | the lecture's R² decomposition over covariates (with bootstrap intervals); group Shapley for R² and for a kernel model, exact by enumeration or the product route; when group values equal summed feature values |
@@ -26,6 +27,9 @@
 #
 # | notebook | paper setting |
 # |---|---|
+# | [12 · Covariate shift with ISV-REG](12-covariate-shift-isv-reg.ipynb) | RKHS-SHAP Exp. 3: correlated Gaussian design, noise on X5 at test time; RMSE of ISV-REG (and OSV-REG) across λ_S, the paper's grid and a log sweep; how much depends on the ridge |
+# | [13 · Fairness with OSV-REG](13-fairness-osv-reg.ipynb) | RKHS-SHAP Exp. 4: sensitive X5 and its proxy X4; distributions of φ4, φ5 under ISV-REG and OSV-REG as λ_S grows |
+# | [15 · Robustness](15-robustness.ipynb) | RKHS-SHAP Theorem 6: exact RKHS distances of Shapley functionals at nearby points against the bound, observed changes of Shapley values, and how tight the printed constant is |
 # | [20 · Exact vs sampled](20-pkex-exact-vs-sampling.ipynb) | PKeX Exp. 1: SVR on d = 10…50 standard-normal features; error of paired KernelSHAP against the exact values as the number of coalitions grows |
 # | [21 · Feature recovery](21-pkex-feature-recovery.ipynb) | PKeX Exp. 2: d = 50, 17 active features, polynomial and exponential targets; top-17 recovery and time of PKeX, RKHS-SHAP, KernelSHAP and permutation sampling |
 # | [22 · Runtime](22-pkex-runtime.ipynb) | PKeX Fig. 1: brute force, the paper's recursion and the quadrature as d grows to 2000; where Newton's identities lose accuracy and the coefficient recursion overflows |
