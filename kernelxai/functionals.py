@@ -47,7 +47,7 @@ import numpy as np
 
 from ._validation import check_choice, check_matrix, check_positive_int, check_rng
 from .games import all_coalitions
-from .models import KernelExpansion, as_expansion
+from .models import as_expansion
 from .product import gauss_legendre_01, leave_one_out_product, product_shapley, shapley_weights_exact
 from .values import base as _values
 

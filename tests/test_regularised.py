@@ -6,7 +6,6 @@ optimiser on the objective written out in alpha, and kx.explain for the
 Shapley values of the fitted models.
 """
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,7 +15,6 @@ from scipy.special import log_expit
 from sklearn.base import clone
 
 import kernelxai as kx
-from kernelxai import functionals as F
 from kernelxai.datasets import rkhs_shap
 from kernelxai.kernels import RBF
 from kernelxai.models import (KernelLogisticRegression, KernelRidge,

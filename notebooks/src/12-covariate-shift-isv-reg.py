@@ -188,8 +188,9 @@ claim
 #   $\lambda_S = 10^4$, where the model has handed $X_5$'s role to its proxy $X_4$ (notebook 13)
 #   and noise on $X_5$ hardly matters any more.
 # * **OSV-REG is no substitute here.** Its gap also closes, but with the CV ridge its clean
-#   test RMSE passes the standard deviation of $y$ (14.3, what a constant achieves) from
-#   $\lambda_S \approx 1$ on: it removes the proxy's share as well, and the fit overfits (next section).
+#   test RMSE reaches 12.7 at $\lambda_S = 1$ and passes the standard deviation of $y$ (14.3,
+#   what a constant achieves) from $\lambda_S = 2$ on: it removes the proxy's share as well, and
+#   the fit overfits (next section).
 
 # %% [markdown]
 # ## How much of this is the ridge?
