@@ -22,6 +22,7 @@ from scipy import linalg as sla
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from ._validation import check_matrix, feature_names_of
 from .kernels import RBF, DEFAULT_BLOCK_ELEMENTS, Kernel, Laplace, Matern, median_heuristic
@@ -390,6 +391,13 @@ def _fit_logistic(K, t, lam, max_iter=100, tol=1e-8):
     whose zero is the minimiser (the alpha-gradient is K F_alpha); each step
     is accepted only if the objective decreases (backtracking).
     """
+    if len(t) < 1500:  # many small dense solves: threaded BLAS only adds synchronisation
+        with threadpool_limits(limits=1):
+            return _newton_logistic(K, t, lam, max_iter, tol)
+    return _newton_logistic(K, t, lam, max_iter, tol)
+
+
+def _newton_logistic(K, t, lam, max_iter, tol):
     n = len(t)
     s = 2 * t - 1
     alpha, b = np.zeros(n), float(np.log((t.mean() + 1e-12) / (1 - t.mean() + 1e-12)))

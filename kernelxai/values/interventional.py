@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from ..games import GroupedGame, ProductGame, _GroupedProductGame, coalitions_to_bitmasks
@@ -76,13 +77,15 @@ class InterventionalGame(ProductGame):
     # -------------------------------------------------------------- KME route
     def _evaluate(self, z):
         d = self.n_players
-        if self._table is None and d <= TABLE_MAX_PLAYERS and 4 * len(z) >= 2**d \
-                and 2**d * self.n_instances <= 4 * self.max_elements:
-            self._table = self.worth_table()
-        if self._table is not None:
-            return self._table[coalitions_to_bitmasks(z)]
-        uniq, inverse = np.unique(z, axis=0, return_inverse=True)
-        return self._worths(uniq)[inverse.ravel()]
+        # batched matrix-vector products: threaded BLAS only adds synchronisation here
+        with threadpool_limits(limits=1):
+            if self._table is None and d <= TABLE_MAX_PLAYERS and 4 * len(z) >= 2**d \
+                    and 2**d * self.n_instances <= 4 * self.max_elements:
+                self._table = self.worth_table()
+            if self._table is not None:
+                return self._table[coalitions_to_bitmasks(z)]
+            uniq, inverse = np.unique(z, axis=0, return_inverse=True)
+            return self._worths(uniq)[inverse.ravel()]
 
     def _grams(self, A, rows_per_block):
         """Yield (rows, G) with G[a, i, l] = k_l(A[a, l], x_il), in blocks of rows of A."""

@@ -17,6 +17,7 @@
 # | notebook | what it shows |
 # |---|---|
 # | [01 · Cooperative games](01-shapley-games.ipynb) | the Shapley value on the lecture's taxi and airport games; KernelSHAP as weighted least squares; permutation sampling and its intervals |
+# | [02 · RKHS-SHAP](02-rkhs-shap.ipynb) | interventional values of a kernel ridge regression from kernel mean embeddings (exactly the model-agnostic ones, far cheaper), observational values from conditional mean embeddings; how η and the background change them; exact vs sampled coalitions |
 # | [03 · PKeX-Shapley](03-pkex-shapley.ipynb) | the functional baseline value function of product-kernel models; exact Shapley values by the Beta-integral quadrature, the paper's two recursions and brute force; a 40-digit check at d = 200; comparison with interventional values |
 # | [04 · Shapley regulariser](04-shapley-regulariser.ipynb) | Shapley values of kernel models as representer matrices acting on the coefficients; the Riesz representer drawn as a function; exact vs sampled coalitions; ISV-REG and OSV-REG with a λ_S slider |
 # | [05 · MMD and HSIC](05-mmd-hsic-shapley.ipynb) | splitting the MMD between two samples and the HSIC between features and a target over the features, with permutation p-values; delta kernel for class labels; both sides of HSIC |
@@ -27,8 +28,11 @@
 #
 # | notebook | paper setting |
 # |---|---|
+# | [10 · Banana](10-banana-rkhs-shap.ipynb) | RKHS-SHAP Exp. 1: Banana B(1/b, 10), b = 1…100; R² of RKHS-ISV/OSV, KernelSHAP-ISV and GSHAP-OSV against the exact ground truth and the paper's approximation of it |
+# | [11 · Runtime of RKHS-SHAP](11-runtime-rkhs-shap.ipynb) | RKHS-SHAP Exp. 2: seconds of RKHS-ISV, KernelSHAP-ISV, RKHS-OSV and GSHAP-OSV as n grows, ratios measured in one run |
 # | [12 · Covariate shift with ISV-REG](12-covariate-shift-isv-reg.ipynb) | RKHS-SHAP Exp. 3: correlated Gaussian design, noise on X5 at test time; RMSE of ISV-REG (and OSV-REG) across λ_S, the paper's grid and a log sweep; how much depends on the ridge |
 # | [13 · Fairness with OSV-REG](13-fairness-osv-reg.ipynb) | RKHS-SHAP Exp. 4: sensitive X5 and its proxy X4; distributions of φ4, φ5 under ISV-REG and OSV-REG as λ_S grows |
+# | [14 · Real data](14-real-data-rkhs-shap.ipynb) | RKHS-SHAP App. E and C: observational values on diabetes (product RBF and Matérn kernels) and breast cancer (kernel logistic regression, sampled coalitions); Pima, Boston, California housing and Adult when they can be loaded |
 # | [15 · Robustness](15-robustness.ipynb) | RKHS-SHAP Theorem 6: exact RKHS distances of Shapley functionals at nearby points against the bound, observed changes of Shapley values, and how tight the printed constant is |
 # | [20 · Exact vs sampled](20-pkex-exact-vs-sampling.ipynb) | PKeX Exp. 1: SVR on d = 10…50 standard-normal features; error of paired KernelSHAP against the exact values as the number of coalitions grows |
 # | [21 · Feature recovery](21-pkex-feature-recovery.ipynb) | PKeX Exp. 2: d = 50, 17 active features, polynomial and exponential targets; top-17 recovery and time of PKeX, RKHS-SHAP, KernelSHAP and permutation sampling |
