@@ -75,6 +75,16 @@ class Kernel:
         """The kernel of the same form acting on the columns ``features`` only."""
         raise NotImplementedError
 
+    def coalition_gram(self, A, B=None, subset=None, max_elements=DEFAULT_BLOCK_ELEMENTS):
+        """K_S(A, B) for one coalition, by the fastest route this kernel has.
+
+        The default is :meth:`gram`. Kernels with a faster, slightly less
+        accurate route (see :meth:`RBF.coalition_gram`) override it; value
+        functions that need many large coalition Gram matrices (the CME of
+        RKHS-SHAP) call this, predictions call :meth:`gram`.
+        """
+        return self.gram(A, B, subset, max_elements=max_elements)
+
     def _check_pair(self, A, B):
         A = check_matrix(A, "A", n_features=self.n_features, allow_1d=True)
         B = A if B is None else check_matrix(B, "B", n_features=A.shape[1], allow_1d=True)
@@ -215,6 +225,30 @@ class RBF(_Stationary):
     @staticmethod
     def _profile(r):
         return np.exp(-0.5 * r * r)
+
+    def coalition_gram(self, A, B=None, subset=None, max_elements=DEFAULT_BLOCK_ELEMENTS):
+        """K_S(A, B) = exp(-||a_S - b_S||^2_l / 2) with the squared distances from one matrix product.
+
+        ||a - b||^2 = ||a||^2 + ||b||^2 - 2 a.b on lengthscale-scaled
+        coordinates: one BLAS call and one exp per entry instead of |S|
+        exponentials, ~10x faster for large matrices. The cancellation costs
+        about eps * (||a||^2 + ||b||^2) in the exponent (relative error ~1e-14 in
+        K_S for standardised data), so predictions keep using :meth:`gram`.
+        """
+        A, B = self._check_pair(A, B)
+        feats = self._features(A.shape[1], self._subset_indices(subset, A.shape[1]))
+        if not feats:
+            return np.ones((A.shape[0], B.shape[0]))
+        scale = self._scales(feats)
+        As, Bs = A[:, feats] / scale, B[:, feats] / scale
+        a2, b2 = np.einsum("ij,ij->i", As, As), np.einsum("ij,ij->i", Bs, Bs)
+        out = As @ Bs.T
+        out *= 2.0
+        out -= a2[:, None]
+        out -= b2[None, :]
+        np.minimum(out, 0.0, out=out)
+        out *= 0.5
+        return np.exp(out, out=out)
 
 
 class Laplace(_Stationary):

@@ -436,3 +436,15 @@ def test_real_data_offline_raises_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(real, "_reachable", lambda host, timeout=3.0: False)
     with pytest.raises(real.DatasetUnavailable, match="not available offline"):
         real.load("adult", data_home_path=tmp_path)
+
+
+def test_interventional_equals_shap_kernel_explainer():
+    """With the full background and all coalitions, shap's KernelExplainer computes this game."""
+    shap = pytest.importorskip("shap")
+    d = 4
+    model = make_model(d, n=20, seed=21)
+    X = np.random.default_rng(21).normal(size=(3, d))
+    ours = kx.explain(model, X, value="interventional", method="exact").values
+    explainer = shap.KernelExplainer(model.predict, model.X_train)
+    theirs = np.asarray(explainer.shap_values(X, nsamples=2**d + 10, silent=True))
+    np.testing.assert_allclose(ours, theirs, atol=1e-8)

@@ -223,16 +223,16 @@ class ObservationalGame(GroupsDropData, Game):
         block = max(1, self.max_elements // 4)
         for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not self.progress, leave=False):
             S = Z[k]
-            K = kernel.gram(B, B, S, max_elements=block)
+            K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge
             L = cholesky_jitter(K)
             del K
-            gamma = sla.cho_solve((L, True), kernel.gram(B, X, S, max_elements=block))
+            gamma = sla.cho_solve((L, True), kernel.coalition_gram(B, X, S, max_elements=block))
             del L
             M = None
             if matrices:
-                M = kernel.gram(exp.X_train, B, ~S, max_elements=block) @ gamma
-                M *= kernel.gram(exp.X_train, X, S, max_elements=block)
+                M = kernel.coalition_gram(exp.X_train, B, ~S, max_elements=block) @ gamma
+                M *= kernel.coalition_gram(exp.X_train, X, S, max_elements=block)
                 M = M[None]
             yield slice(k, k + 1), gamma[None], M
 
@@ -340,12 +340,12 @@ class ObservationalGame(GroupsDropData, Game):
         out = np.empty((len(Z), self.n_instances))
         for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not self.progress, leave=False):
             S = Z[k]
-            K = kernel.gram(B, B, S, max_elements=block)
+            K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge
             L = cholesky_jitter(K)
             del K
             beta = sla.cho_solve((L, True), self._f_background - exp.intercept)
-            out[k] = kernel.gram(X, B, S, max_elements=block) @ beta
+            out[k] = kernel.coalition_gram(X, B, S, max_elements=block) @ beta
         return out + exp.intercept
 
     # ------------------------------------------------------------- Nystrom
