@@ -27,7 +27,7 @@ seed = 0
 results_path = "results/20-pkex-exact-vs-sampling.json"
 n_train = 1000
 dims = [10, 20, 30, 50]
-n_explain = 20           # explained points per model (paper: 100)
+n_explain = 10           # explained points per model (paper: 100)
 budgets = [200, 500, 1000, 2000, 5000, 10000, 20000]
 
 # %%
@@ -142,25 +142,61 @@ timing
 # %% [markdown]
 # ## Does the paper's claim hold?
 #
-# Read the two panels: the error falls as the budget grows, and for a given budget it is
-# larger the more features there are. At $d = 10$ the estimate becomes exact once every
-# coalition is used. How large the errors are depends on the measure: the paper's sum of
-# per-feature relative errors is inflated by features whose exact value is close to 0
-# (its median over points is given in the table), while the normwise error is the
-# fraction of the total attribution that is misplaced.
+# The claim has two parts: the error falls as the budget grows, and for a given budget it
+# is larger the more features there are. Both are checked below, for both measures. At
+# $d = 10$ the estimate becomes exact once every coalition is used. The measures differ
+# in what they weigh: the paper's sum of per-feature relative errors is inflated by
+# features whose exact value is close to 0 (its median over points is in the table),
+# while the normwise error is the fraction of the total attribution that is misplaced.
 
 # %%
 first, last = budgets[0], budgets[-1]
 falls = {d: bool(table[(table.d == d) & (table.coalitions == last)]["normwise l1 error"].iloc[0]
                  < table[(table.d == d) & (table.coalitions == first)]["normwise l1 error"].iloc[0]) for d in dims}
-at_first = table[table.coalitions == first].set_index("d")["normwise l1 error"]
-rises = bool(at_first.loc[dims[-1]] > at_first.loc[dims[0]])
-print(f"error falls with the budget for every d: {all(falls.values())}; "
-      f"error rises with d at {first} coalitions: {rises}")
+at_first = table[table.coalitions == first].set_index("d")
+rises = {measure: bool(at_first.loc[dims[-1], measure] > at_first.loc[dims[0], measure])
+         for measure in ("relative error (paper)", "normwise l1 error")}
+print(f"error falls with the budget for every d: {all(falls.values())}; at {first} coalitions the error "
+      f"rises from d = {dims[0]} to d = {dims[-1]}: paper's measure {rises['relative error (paper)']}, "
+      f"normwise {rises['normwise l1 error']}")
 results["table"] = table.to_dict(orient="list")
 results["falls_with_budget"] = falls
 results["rises_with_d"] = rises
 table.pivot(index="coalitions", columns="d", values="normwise l1 error").round(4)
+
+# %% [markdown]
+# How large the sampling error is depends on the **model**, not only on $d$: KernelSHAP
+# fits an additive model to the game, so the closer the game is to additive the fewer
+# coalitions it needs. Cross-validation on a linear target picks a wide kernel
+# ($\gamma = 0.1/d$ in the grid), which makes the SVR almost linear and its game almost
+# additive; the paper's own tuning may have landed elsewhere (its Fig. 2 errors are far
+# larger). The same experiment at the largest $d$ with a narrower kernel,
+# $\gamma = 1/d$ (scikit-learn's default scale for standardised features) and $C = 10$:
+
+# %%
+d_big = dims[-1]
+X, y, _ = pkex.linear_regression(n=n_train, d=d_big, noise=0.1, seed=rng)
+narrow = kx.models.as_expansion(SVR(kernel="rbf", C=10.0, gamma=1.0 / d_big).fit(X, y))
+game = kx.values.FunctionalBaseline(narrow).game(points[d_big])
+exact = kx.shapley_values(game, method="quadrature").values
+narrow_rows = []
+for budget in budgets:
+    estimate = kx.shapley_values(game, method="kernel", n_coalitions=budget, seed=rng).values
+    paper_metric, normwise = errors(exact, estimate)
+    narrow_rows.append({"coalitions": budget, "relative error (paper)": paper_metric.mean(),
+                        "normwise l1 error": normwise.mean(),
+                        "tuned model, normwise": table[(table.d == d_big) & (table.coalitions == budget)]["normwise l1 error"].iloc[0]})
+narrow_table = pd.DataFrame(narrow_rows).set_index("coalitions")
+results["narrow_kernel"] = narrow_table.reset_index().to_dict(orient="list")
+narrow_table
+
+# %% [markdown]
+# With the narrower kernel the same budgets leave errors several times larger: the
+# interactions between features that a sampler must resolve come from the model. The
+# paper's qualitative claim — the error falls with the budget and, for a given budget,
+# is larger in higher dimension — is what the results above test; its magnitudes
+# (errors above 9 at $d = 50$ with 200 coalitions) are specific to its models and
+# are not reproduced here.
 
 # %% [markdown]
 # ## Explore the points
@@ -183,8 +219,9 @@ widgets.interact(spread, d=dims);
 
 # %%
 row = table[(table.d == dims[-1]) & (table.coalitions == last)].iloc[0]
-summary = (f"d={dims[-1]}: KernelSHAP with {last} coalitions misplaces {row['normwise l1 error']:.1%} of the "
+summary = (f"d={dims[-1]}: KernelSHAP with {last} coalitions misplaces {row['normwise l1 error']:.2%} of the "
            f"attribution (paper's measure {row['relative error (paper)']:.2f}); error falls with budget: "
-           f"{all(falls.values())}, rises with d: {rises}")
+           f"{all(falls.values())}; rises with d: paper's measure {rises['relative error (paper)']}, "
+           f"normwise {rises['normwise l1 error']}")
 kx.save_results(results_path, results, summary=summary)
 print(summary)
