@@ -16,8 +16,8 @@ Prints, measured in this run (timings are noisy on shared cores; read the ratios
    memory of the attribution against the size of the pair x feature tensor it
    never builds.
 
-Usage: python benchmarks/bench_pkex.py [--jobs 2] [--quick]
-  --quick skips "stable" at d = 500 (about a minute or more).
+Usage: python benchmarks/bench_pkex.py [--jobs 2] [--quick] [--part routes overflow mmd]
+  --quick skips "stable" at d = 500 (minutes: it follows Alg. 2 literally, O(n d^3)).
 """
 
 import argparse
@@ -101,18 +101,25 @@ def part_mmd(jobs):
           f"stable (Alg. 2): {t_stable:.2f} s ({t_stable / t_attr:.1f}x); MMD^2 alone: {t_stat:.2f} s "
           f"(attribution costs {t_attr / t_stat:.0f}x the statistic)")
     print(f"   sum phi - MMD^2_u = {expl.values.sum() - expl.meta['statistic']:.1e}")
-    print(f"   peak traced memory {peak / 2**20:.0f} MB; a pairs x d tensor would take "
-          f"{pairs * 20 * 8 / 2**20:.0f} MB, pairs x d^2 {pairs * 400 * 8 / 2**30:.1f} GB")
+    block = max(game.iter_terms(2**20), key=lambda blk: blk[2].size)[2].size
+    print(f"   largest block of pair terms: {block * 8 / 2**20:.0f} MB; peak traced memory of the whole call "
+          f"{peak / 2**20:.0f} MB; a pairs x d tensor would take {pairs * 20 * 8 / 2**20:.0f} MB, "
+          f"pairs x d^2 {pairs * 400 * 8 / 2**30:.1f} GB")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--part", nargs="+", default=["routes", "overflow", "mmd"],
+                    choices=["routes", "overflow", "mmd"])
     args = ap.parse_args()
-    part_routes(args.jobs, args.quick)
-    part_overflow(args.jobs)
-    part_mmd(args.jobs)
+    if "routes" in args.part:
+        part_routes(args.jobs, args.quick)
+    if "overflow" in args.part:
+        part_overflow(args.jobs)
+    if "mmd" in args.part:
+        part_mmd(args.jobs)
 
 
 if __name__ == "__main__":

@@ -144,7 +144,8 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     ``n_permutations`` times; p = (1 + #{MMD^2_perm >= MMD^2}) / (1 + B). All
     permutations are scored together: with S the (N, B) matrix of X-group
     indicators, the within- and across-group sums are read off K S, computed
-    from row blocks of the Gram matrix (memory O(N B + block)).
+    from row blocks of the Gram matrix (memory O(N B + max_elements)). Needs a
+    product kernel (its Gram matrix is built in blocks of the per-feature tensor).
 
     Returns
     -------
@@ -162,10 +163,11 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     KS = np.empty_like(S)
     rowsum = np.empty(N)
     diag = np.empty(N)
-    step = max(1, int(max_elements) // max(1, N))
+    d = U.shape[1]
+    step = max(1, int(max_elements) // max(1, N * d))   # a block of the per-feature Gram tensor
     for r0 in range(0, N, step):
         r1 = min(N, r0 + step)
-        Kb = kernel.gram(U[r0:r1], U)
+        Kb = kernel.gram(U[r0:r1], U, max_elements=max_elements)
         KS[r0:r1] = Kb @ S
         rowsum[r0:r1] = Kb.sum(axis=1)
         diag[r0:r1] = Kb[np.arange(r1 - r0), np.arange(r0, r1)]
