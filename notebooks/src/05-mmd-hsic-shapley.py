@@ -65,10 +65,12 @@ print(f"MMD^2_u = {mmd.meta['statistic']:.5f} (permutation p = {mmd.meta['p_valu
 mmd.to_frame().T
 
 # %% [markdown]
-# The statistic is shared out exactly. The features that differ carry positive values;
-# the identically distributed ones carry small negative values: adding a kernel factor
-# that is equally distributed in both samples multiplies every pairwise similarity by a
-# random factor below 1, which shrinks the differences the other features create.
+# The statistic is shared out exactly. The features that differ should carry the
+# positive values, and the identically distributed ones values near zero, mostly
+# negative: adding a kernel factor that is equally distributed in both samples
+# multiplies every pairwise similarity by a random factor below 1, which shrinks the
+# differences the other features create. (With small samples the estimate is noisy and
+# a same-distribution feature can come out slightly positive.)
 #
 # The worths are the statistic restricted to a coalition. A few of them, next to the MMD
 # computed directly on those columns (with the same bandwidth):
