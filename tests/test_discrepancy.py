@@ -199,3 +199,36 @@ def test_bad_input_gets_clear_errors():
         kx.explain_hsic(X, X[:, 0], attribute="z")
     with pytest.raises(ValueError, match="n_permutations"):
         kx.explain_mmd(X, Z, n_permutations=-1)
+
+
+# --------------------------------------------------------------------------- data of the PKeX experiments
+def test_pkex_designs():
+    X, Z = pkex.two_sample(n=4000, m=4000, d_same=2, d_diff=2, df=5.0, seed=0)
+    assert X.shape == Z.shape == (4000, 4)
+    np.testing.assert_allclose(Z[:, :2].var(0), 1.0, atol=0.1)
+    np.testing.assert_allclose(Z[:, 2:].var(0), 5.0 / 3.0, rtol=0.15)          # t covariance df/(df-2)
+    _, Zm = pkex.two_sample(n=10, m=4000, d_same=1, d_diff=2, df=5.0, match_covariance=True, seed=1)
+    np.testing.assert_allclose(Zm[:, 1:].var(0), 1.0, rtol=0.15)
+    X, y, active = pkex.active_features(n=50, d=8, n_active=3, target="poly10", seed=0)
+    assert X.shape == (50, 8) and y.shape == (50,) and list(active) == [0, 1, 2]
+    X2, y2, _ = pkex.active_features(n=50, d=8, n_active=3, target="poly10", seed=0)
+    np.testing.assert_array_equal(y, y2)
+    Xl, yl, beta = pkex.linear_regression(n=30, d=4, noise=0.0, seed=0)
+    np.testing.assert_allclose(yl, Xl @ beta)
+    with pytest.raises(ValueError, match="target"):
+        pkex.active_features(target="cubic")
+    with pytest.raises(ValueError, match="df"):
+        pkex.two_sample(df=2.0)
+
+
+def test_selection_data_never_substitutes():
+    from kernelxai.datasets import real
+
+    X, y, task = pkex.load_selection_data("wine")
+    assert X.shape == (178, 13) and task == "classification" and set(y) == {0, 1, 2}
+    with pytest.raises(real.DatasetUnavailable, match="not replaced"):
+        pkex.load_selection_data("skillcraft")
+    with pytest.raises(ValueError, match="unknown data set"):
+        pkex.load_selection_data("mnist")
+    a, b = pkex.diabetes_by_sex()
+    assert len(a) + len(b) == 442 and "sex" not in a.columns and a.shape[1] == 9

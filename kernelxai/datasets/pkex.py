@@ -5,20 +5,22 @@ feature-selection study (§5.3). Where the paper leaves a detail open the
 choice made here is stated in the docstring.
 
 Real data: the three sets bundled with scikit-learn (breast cancer
-Wisconsin, diabetes, wine) load offline. The paper's other sets are fetched
-from OpenML when a network is available and cached; offline, the loader raises
-:class:`DatasetUnavailable` -- it never substitutes another data set.
+Wisconsin, diabetes, wine) load offline through :mod:`kernelxai.datasets.real`.
+The paper's other sets are fetched from OpenML when a network is available and
+cached under :func:`kernelxai.datasets.real.data_home`; offline, the loader
+raises :class:`~kernelxai.datasets.real.DatasetUnavailable` -- it never
+substitutes another data set.
 """
 
 from __future__ import annotations
 
-import os
 import socket
-from pathlib import Path
 
 import numpy as np
 
 from .._validation import check_positive_int, check_rng
+from .real import DatasetUnavailable, data_home
+from .real import load as load_real
 
 __all__ = [
     "linear_regression",
@@ -29,10 +31,6 @@ __all__ = [
     "SELECTION_DATASETS",
     "DatasetUnavailable",
 ]
-
-
-class DatasetUnavailable(RuntimeError):
-    """A data set that cannot be loaded here (not bundled, and no network or cache)."""
 
 
 # --------------------------------------------------------------------------- #
@@ -185,10 +183,6 @@ SELECTION_DATASETS = {
 }
 
 
-def _cache_dir():
-    return Path(os.environ.get("KERNELXAI_DATA", Path.home() / ".cache" / "kernelxai"))
-
-
 def _reachable(host, port=443, timeout=3.0):
     try:
         with socket.create_connection((host, port), timeout=timeout):
@@ -215,20 +209,18 @@ def load_selection_data(name):
     Raises
     ------
     DatasetUnavailable
-        When the set is neither bundled with scikit-learn nor in the cache
-        (``$KERNELXAI_DATA``, default ``~/.cache/kernelxai``) and cannot be
-        downloaded -- no other data set is substituted.
+        (the class of :mod:`kernelxai.datasets.real`) When the set is neither
+        bundled with scikit-learn nor in the cache (``$KERNELXAI_DATA``,
+        default ``~/.cache/kernelxai``) and cannot be downloaded -- no other
+        data set is substituted.
     """
     if name not in SELECTION_DATASETS:
         raise ValueError(f"unknown data set {name!r}; accepted: {', '.join(map(repr, SELECTION_DATASETS))}")
     task, source = SELECTION_DATASETS[name]
     if source == "sklearn":
-        from sklearn import datasets
-
-        loader = {"breast_cancer": datasets.load_breast_cancer, "wine": datasets.load_wine,
-                  "diabetes": datasets.load_diabetes}[name]
-        bunch = loader(as_frame=True)
-        return bunch.data, bunch.target.rename("target"), task
+        ds = load_real(name)
+        y = ds.y.astype("category").cat.codes if task == "classification" else ds.y
+        return ds.X, y.rename("target"), task
     if source is None:
         raise DatasetUnavailable(
             f"{name!r} (PKeX Table 1) is not bundled with scikit-learn and kernelxai has no "
@@ -237,16 +229,16 @@ def load_selection_data(name):
     from sklearn.datasets import fetch_openml
 
     openml_name = source.split(":", 1)[1]
-    cached = (_cache_dir() / "openml").exists()
+    cached = (data_home() / "openml").exists()
     if not cached and not _reachable("www.openml.org"):
         raise DatasetUnavailable(
-            f"{name!r} is not bundled with scikit-learn, not in the cache ({_cache_dir()}) and "
+            f"{name!r} is not bundled with scikit-learn, not in the cache ({data_home()}) and "
             "www.openml.org cannot be reached; it is reported as unavailable, not replaced. Run "
             "once with a network connection to cache it"
         )
     try:
         bunch = fetch_openml(name=openml_name, version=1, as_frame=True,
-                             data_home=str(_cache_dir() / "openml"), n_retries=1, delay=0.1)
+                             data_home=str(data_home() / "openml"), n_retries=1, delay=0.1)
     except Exception as exc:  # network errors come in many types
         raise DatasetUnavailable(
             f"{name!r} is not bundled with scikit-learn and could not be downloaded from OpenML "
