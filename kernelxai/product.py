@@ -357,7 +357,10 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
         Size (float64 numbers) of the term blocks requested from the game.
     n_jobs : int, optional
         Threads working on term blocks (numpy releases the GIL); default: the
-        CPUs available to this process.
+        CPUs available to this process. The per-task kernels make no BLAS
+        calls, so the threads never enter a threaded BLAS concurrently; each
+        thread sums its own share of the terms, so results can differ from
+        ``n_jobs=1`` in the last bits.
     progress : bool, optional
         Show a tqdm bar over terms.
     work_elements : int
@@ -413,7 +416,9 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
             else:
                 phi[rows] += contrib.sum(axis=0)
                 base[rows] += (w * prod_c).sum()
-            bar.update(len(w))
+            if progress:
+                with lock:
+                    bar.update(len(w))
         return phi, base
 
     try:
