@@ -395,7 +395,9 @@ class GroupedGame(Game):
             )
         if names is None:
             names = ["+".join(game.player_names[i] for i in g) for g in groups]
-        super().__init__(len(groups), names, game.n_instances, game.data, game.meta)
+        # a group has no single feature value, so the explained points' data (one
+        # column per feature) does not carry over; the ungrouped game keeps it
+        super().__init__(len(groups), names, game.n_instances, None, game.meta)
         self.game = game
         self.groups = groups
         self._membership = np.zeros((len(groups), game.n_players), dtype=bool)
@@ -493,7 +495,7 @@ class _GroupedProductGame(ProductGame):
     def __init__(self, game, groups, names):
         template = GroupedGame(game, groups, names)  # validates the partition
         super().__init__(n_players=len(template.groups), n_instances=game.n_instances,
-                         player_names=template.player_names, data=game.data, meta=game.meta)
+                         player_names=template.player_names, data=None, meta=game.meta)
         self.game, self.groups = game, template.groups
 
     def iter_terms(self, max_elements=2**22):

@@ -148,3 +148,14 @@ def test_product_game_worths_match_definition():
         z = bitmasks_to_coalitions([mask], 3)[0]
         expected = (w * np.where(z, a, c).prod(axis=-1)).sum(axis=1)
         np.testing.assert_allclose(g(z), expected, rtol=1e-14)
+
+
+def test_grouped_games_drop_the_per_feature_data():
+    rng = np.random.default_rng(0)
+    g = kx.ProductGame(rng.random((3, 4, 4)), rng.random((1, 4, 4)), rng.normal(size=(3, 4)),
+                       data=rng.normal(size=(3, 4)))
+    for grouped in (kx.GroupedGame(g, [[0, 1], [2, 3]]), g.grouped([[0, 1], [2, 3]])):
+        assert grouped.data is None
+        e = kx.shapley_values(grouped)  # an Explanation of 2 groups, without 4-column data
+        assert e.values.shape == (3, 2) and e.data is None
+    assert g.data.shape == (3, 4)

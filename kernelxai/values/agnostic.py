@@ -96,24 +96,10 @@ def _budget(max_elements):
     return int(max_elements)
 
 
-class GroupsDropData:
-    """Mixin for games of explained points: the grouped game carries no ``data``.
-
-    The explained points have d columns while a grouped game has one player per
-    group, so their feature values cannot sit beside group values in an
-    Explanation.
-    """
-
-    def grouped(self, groups, names=None):
-        game = super().grouped(groups, names)
-        game.data = None
-        return game
-
-
 # --------------------------------------------------------------------------- #
 # marginal (interventional) game by model calls
 # --------------------------------------------------------------------------- #
-class MarginalGame(GroupsDropData, Game):
+class MarginalGame(Game):
     """v(S)(x) = (1/m) sum_b f(x_S, b_{S^c}) by evaluating f at m synthetic points per (S, x).
 
     v(empty) = mean f(background) and v(all) = f(x) are computed once.
@@ -219,7 +205,7 @@ def _sqrt_psd(C):
     return (V * np.sqrt(np.clip(lam, 0.0, None))) @ V.T
 
 
-class GaussianConditionalGame(GroupsDropData, Game):
+class GaussianConditionalGame(Game):
     """v(S)(x) = (1/L) sum_k f(x_S, s_k), s_k ~ N(mu_{S^c|S}(x_S), Sigma_{S^c|S}).
 
     The L standard-normal draws are fixed when the game is made (common random

@@ -90,9 +90,7 @@ class UnitAbsentGame(ProductGame):
         return _unit_worths(self, coalitions)
 
     def grouped(self, groups, names=None):
-        game = _GroupedUnitGame(self, groups, names)
-        game.data = None
-        return game
+        return _GroupedUnitGame(self, groups, names)
 
 
 class FunctionalBaselineGame(UnitAbsentGame):

@@ -239,9 +239,7 @@ class InterventionalGame(ProductGame):
 
     def grouped(self, groups, names=None):
         """Groups as players: product terms multiply within groups, worths via the KME route."""
-        game = _GroupedInterventionalGame(self, groups, names)
-        game.data = None  # the explained points have d columns, the grouped game one per group
-        return game
+        return _GroupedInterventionalGame(self, groups, names)
 
 
 class _UnitInterventionalGame(ProductGame):

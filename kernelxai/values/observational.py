@@ -41,7 +41,7 @@ from .._validation import check_choice, check_matrix, check_positive_int, check_
 from ..games import Game
 from ..kernels import CoalitionGrams, Matern, ProductKernel
 from ..models import as_expansion
-from .agnostic import GroupsDropData, _budget, check_background, check_points
+from .agnostic import _budget, check_background, check_points
 from .base import ValueFunction, register
 
 __all__ = ["Observational", "ObservationalGame", "cholesky_jitter"]
@@ -121,7 +121,7 @@ def _pinv_sqrt(W):
     return V[:, keep] / np.sqrt(lam[keep])
 
 
-class ObservationalGame(GroupsDropData, Game):
+class ObservationalGame(Game):
     """The observational (CME) game of a kernel expansion for the rows of X.
 
     Parameters are validated by :class:`Observational`; ``form`` is
