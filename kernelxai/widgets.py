@@ -6,6 +6,14 @@ the cache. Errors in the inputs (a budget below the minimum, say) are shown as
 a message under the controls instead of a traceback. Everything constructs
 and displays headless (under papermill the widgets print a text placeholder
 and the first rendering is drawn).
+
+Figures reach an ``Output`` widget as finished display data
+(:func:`show_figures`), never by capturing output inside ``with output:``:
+headless executors (papermill's and Voila's nbclient) answer output-capture
+messages on the channel on which they wait for the cell to finish and can
+stall until the cell timeout (jupyter/nbclient#312). :func:`interact` is the
+drop-in for ``ipywidgets.interact`` built the same way. Render functions
+draw with matplotlib and must not call ``plt.show()``.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import numpy as np
 from . import plots
 from .explanation import Explanation
 
-__all__ = ["ExplanationExplorer", "ParameterExplorer", "explore"]
+__all__ = ["ExplanationExplorer", "ParameterExplorer", "explore", "interact", "show_figures"]
 
 #: estimator option that carries the budget, per method
 BUDGET_OPTION = {"kernel": "n_coalitions", "permutation": "n_permutations"}
@@ -30,6 +38,78 @@ MIN_BUDGET = {"kernel": lambda d: 2 * d, "permutation": lambda d: 2}
 def _message(text, kind="error"):
     colour = {"error": "#b2182b", "info": "#555555"}[kind]
     return f'<div style="color:{colour};white-space:pre-wrap">{html.escape(str(text))}</div>'
+
+
+def _png(fig):
+    """The figure as a PNG image (as the inline backend would draw it, with a tight box)."""
+    import io
+
+    from IPython.display import Image
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight", dpi=fig.dpi)
+    return Image(data=buffer.getvalue(), format="png")
+
+
+def show_figures(output, draw):
+    """Call ``draw()`` and put the figures it created into ``output`` (replacing its contents).
+
+    A return value that is not a matplotlib object (a DataFrame, say) is shown
+    after the figures. Returns what ``draw`` returned.
+    """
+    from matplotlib.artist import Artist
+    from matplotlib.figure import Figure
+
+    before = set(plt.get_fignums())
+    try:
+        result = draw()
+    finally:
+        new = [plt.figure(num) for num in plt.get_fignums() if num not in before]
+    output.outputs = ()
+    for fig in new:
+        output.append_display_data(_png(fig))
+        plt.close(fig)
+    if result is not None and not isinstance(result, (Artist, Figure, np.ndarray, list, tuple)):
+        output.append_display_data(result)
+    return result
+
+
+def interact(function, **controls):
+    """Like ``ipywidgets.interact``: a control per keyword, ``function`` redrawn on change.
+
+    Controls are given as ipywidgets accepts them for ``interact`` (a widget, a
+    list of options, a ``(min, max[, step])`` tuple, a bool, ...). Figures are
+    passed to the output as display data (see the module docstring), so the
+    cell runs headless under papermill and Voila without stalling. Errors of
+    ``function`` (ValueError/TypeError) are shown as a message.
+
+    Returns the VBox of controls and output (displayed when last in a cell).
+    """
+    import ipywidgets as W
+
+    widgets = {}
+    for name, abbrev in controls.items():
+        widget = abbrev if isinstance(abbrev, W.ValueWidget) else W.interactive.widget_from_abbrev(abbrev)
+        if widget is None:
+            raise ValueError(f"cannot make a control for {name}={abbrev!r}")
+        if not widget.description:
+            widget.description = name
+        widgets[name] = widget
+    status, output = W.HTML(), W.Output()
+
+    def redraw(change=None):
+        try:
+            show_figures(output, lambda: function(**{k: w.value for k, w in widgets.items()}))
+            status.value = ""
+        except (ValueError, TypeError) as exc:
+            plt.close("all")
+            status.value = _message(exc)
+            output.outputs = ()
+
+    for widget in widgets.values():
+        widget.observe(redraw, names="value")
+    redraw()
+    return W.VBox([*widgets.values(), status, output])
 
 
 class _Cached:
@@ -127,21 +207,21 @@ class ExplanationExplorer:
             expl = self.explanation()
         except (ValueError, TypeError, FloatingPointError) as exc:
             self.status.value = _message(exc)
-            self.output.clear_output()
+            self.output.outputs = ()
             return None
         self.status.value = _message(self._describe(expl), "info")
-        with self.output:
-            self.output.clear_output(wait=True)
-            fig, axes = plt.subplots(1, 2, figsize=(13, 0.45 * min(self.n_players, self.max_display) + 2))
-            plots.waterfall(expl[self.instance.value], ax=axes[0], max_display=self.max_display,
-                            title=f"instance {self.instance.value}")
-            if expl.values.ndim == 2 and expl.values.shape[0] > 1:
-                plots.beeswarm(expl, ax=axes[1], max_display=self.max_display, title="all instances")
-            else:
-                axes[1].set_visible(False)
-            fig.tight_layout()
-            plt.show()
+        show_figures(self.output, lambda: self._draw(expl))
         return expl
+
+    def _draw(self, expl):
+        fig, axes = plt.subplots(1, 2, figsize=(13, 0.45 * min(self.n_players, self.max_display) + 2))
+        plots.waterfall(expl[self.instance.value], ax=axes[0], max_display=self.max_display,
+                        title=f"instance {self.instance.value}")
+        if expl.values.ndim == 2 and expl.values.shape[0] > 1:
+            plots.beeswarm(expl, ax=axes[1], max_display=self.max_display, title="all instances")
+        else:
+            axes[1].set_visible(False)
+        fig.tight_layout()
 
     @staticmethod
     def _describe(expl):
@@ -199,7 +279,8 @@ class ParameterExplorer:
         ``compute(value) -> result``; may raise ValueError for bad values (the
         message is shown instead of a figure).
     render : callable
-        ``render(result, value)`` draws with matplotlib (or displays anything).
+        ``render(result, value)`` draws with matplotlib (without ``plt.show()``);
+        a non-matplotlib return value (e.g. a DataFrame) is displayed too.
     name : str
         Label of the slider.
     options : sequence
@@ -240,13 +321,10 @@ class ParameterExplorer:
             result = self.result()
         except ValueError as exc:
             self.status.value = _message(exc)
-            self.output.clear_output()
+            self.output.outputs = ()
             return None
         self.status.value = ""
-        with self.output:
-            self.output.clear_output(wait=True)
-            self._render(result, self.slider.value)
-            plt.show()
+        show_figures(self.output, lambda: self._render(result, self.slider.value))
         return result
 
     def _ipython_display_(self):

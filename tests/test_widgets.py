@@ -79,3 +79,43 @@ def test_parameter_explorer_precompute():
     calls = []
     ParameterExplorer(lambda b: calls.append(b) or b, lambda r, b: None, "b", [1, 2, 3], precompute=True)
     assert calls == [1, 2, 3]
+
+
+def test_figures_reach_the_output_as_display_data():
+    import matplotlib.pyplot as plt
+
+    calls = []
+
+    def draw(b):
+        calls.append(b)
+        fig, ax = plt.subplots()
+        ax.plot([0, b])
+
+    px = ParameterExplorer(lambda b: b, lambda r, b: draw(b), "b", [1, 2])
+    assert len(px.output.outputs) == 1 and "image/png" in px.output.outputs[0]["data"]
+    px.slider.value = 2
+    assert calls == [1, 2] and len(px.output.outputs) == 1
+    assert plt.get_fignums() == []  # figures handed over and closed
+
+
+def test_interact_builds_controls_and_redraws():
+    import ipywidgets as W
+    import matplotlib.pyplot as plt
+
+    seen = []
+
+    def show(kind, n):
+        seen.append((kind, n))
+        if n < 0:
+            raise ValueError("n must be non-negative")
+        plt.subplots()
+
+    box = kx.widgets.interact(show, kind=["a", "b"], n=W.IntSlider(3, -2, 5))
+    dropdown, slider, status, output = box.children
+    assert seen == [("a", 3)] and "image/png" in output.outputs[0]["data"]
+    dropdown.value = "b"
+    assert seen[-1] == ("b", 3)
+    slider.value = -1
+    assert "n must be non-negative" in status.value and output.outputs == ()
+    slider.value = 2
+    assert status.value == "" and len(output.outputs) == 1

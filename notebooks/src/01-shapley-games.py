@@ -261,13 +261,12 @@ def taxi_shares(amy=6.0, bob=12.0, claire=42.0):
     game = kx.FunctionGame(lambda z: (z * alone).max(axis=1), 3, ["Amy", "Bob", "Claire"])
     expl = kx.shapley_values(game)
     ax = kx.plots.bar(expl, title=f"shares of the fare {alone.max():.0f}")
-    plt.show()
     return None
 
-widgets.interact(taxi_shares,
-                 amy=widgets.FloatSlider(value=6, min=0, max=60, step=1),
-                 bob=widgets.FloatSlider(value=12, min=0, max=60, step=1),
-                 claire=widgets.FloatSlider(value=42, min=0, max=60, step=1));
+kx.widgets.interact(taxi_shares,
+                    amy=widgets.FloatSlider(value=6, min=0, max=60, step=1),
+                    bob=widgets.FloatSlider(value=12, min=0, max=60, step=1),
+                    claire=widgets.FloatSlider(value=42, min=0, max=60, step=1))
 
 # %%
 summary = (f"taxi {np.round(results['taxi'], 6).tolist()}, airport {np.round(results['airport'], 6).tolist()}; "

@@ -295,27 +295,18 @@ results["sampling"] = {"budgets": budgets, "kernel_error": sampling["KernelSHAP"
 
 # %%
 import ipywidgets as widgets
-from IPython.display import display
 
 cached = {"interventional": isv, "observational": osv}
-point = widgets.IntSlider(value=0, min=0, max=len(X_explain) - 1, description="point", continuous_update=False)
-value_function = widgets.ToggleButtons(options=list(cached), description="value")
-out = widgets.Output()
 
-def draw(_=None):
-    """Hand the figure to the Output widget as display data (no capture: headless runs stay quick)."""
+def draw(point, value_function):
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    kx.plots.waterfall(cached[value_function.value][point.value], ax=ax,
-                       title=f"{value_function.value} values, point {point.value}")
+    kx.plots.waterfall(cached[value_function][point], ax=ax,
+                       title=f"{value_function} values, point {point}")
     fig.tight_layout()
-    out.outputs = ()
-    out.append_display_data(fig)
-    plt.close(fig)
 
-point.observe(draw, names="value")
-value_function.observe(draw, names="value")
-draw()
-display(widgets.VBox([widgets.HBox([point, value_function]), out]))
+kx.widgets.interact(draw,
+                    point=widgets.IntSlider(value=0, min=0, max=len(X_explain) - 1, continuous_update=False),
+                    value_function=widgets.ToggleButtons(options=list(cached)))
 
 # %%
 summary = (f"ISV: KME = model calls to {kme_vs_calls:.1e}, product = exact to {product_vs_exact:.1e}; "

@@ -430,12 +430,11 @@ def show(method="Bayesian SHAP", n=budget, run_seed=0):
     ax.scatter(pos, exact[order], marker="_", s=300, color="k", zorder=3)
     ax.set_xticks(pos, np.array(names)[order])
     ax.set_title(f"{method}, {n} game evaluations: {e.meta.get('interval', '')}", fontsize=9)
-    plt.show()
 
 
-widgets.interact(show, method=["permutation", "kernel + bootstrap", "Bayesian SHAP"],
-                 n=widgets.SelectionSlider(options=[64, 128, 256, 512, 1000], value=budget),
-                 run_seed=widgets.IntSlider(value=0, min=0, max=20));
+kx.widgets.interact(show, method=["permutation", "kernel + bootstrap", "Bayesian SHAP"],
+                    n=widgets.SelectionSlider(options=[64, 128, 256, 512, 1000], value=budget),
+                    run_seed=widgets.IntSlider(value=0, min=0, max=20))
 
 # %%
 results["seconds"] = time.perf_counter() - started

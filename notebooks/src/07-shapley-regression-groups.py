@@ -290,10 +290,9 @@ def show(grouping=list(groupings)[0]):
     ax.bar(pos + 0.2, sums, 0.4, label="sum of covariate values")
     ax.set_xticks(pos, gn, rotation=30 if len(gn) > 5 else 0)
     ax.set_ylabel("share of R²"); ax.legend(fontsize=8)
-    plt.show()
 
 
-widgets.interact(show, grouping=list(groupings));
+kx.widgets.interact(show, grouping=list(groupings))
 
 # %%
 results["seconds"] = time.perf_counter() - started

@@ -220,30 +220,6 @@ print("mean |exact - paper's approximate observational phi| per b:",
 # Choose $b$ to see, for that run, each method's estimates against the exact truth.
 
 # %%
-import ipywidgets as widgets
-from IPython.display import display
-
-
-def slider_explorer(render, name, options):
-    """A slider over cached results; ``render(option)`` returns a matplotlib figure.
-
-    Each figure is handed to the Output widget as display data (no output capture while
-    the cell runs), which keeps headless runs under papermill from stalling.
-    """
-    slider = widgets.SelectionSlider(options=list(options), description=name, continuous_update=False)
-    out = widgets.Output()
-
-    def draw(value):
-        fig = render(value)
-        out.outputs = ()
-        out.append_display_data(fig)
-        plt.close(fig)
-
-    slider.observe(lambda change: draw(change["new"]), names="value")
-    draw(slider.value)
-    display(widgets.VBox([slider, out]))
-
-
 def render(b):
     s = store[b]
     fig, axes = plt.subplots(1, 4, figsize=(15, 3.5))
@@ -252,9 +228,8 @@ def render(b):
         for j in range(2):
             ax.scatter(s["truth"][kind][:, j], s["est"][method][:, j], s=8, label=f"phi_{j + 1}")
         ax.set_title(f"{method}, b = {b}", fontsize=9); ax.set_xlabel(f"exact {kind} phi"); ax.legend(fontsize=7)
-    return fig
 
-slider_explorer(render, "b", bs)
+kx.widgets.interact(render, b=bs)
 
 # %%
 results["table"] = {col: table[col].values for col in score_cols}

@@ -133,30 +133,6 @@ print(f"interventional values agree to {agreement:.1e}")
 # Pick a sample size to compare the four timings at that $n$.
 
 # %%
-import ipywidgets as widgets
-from IPython.display import display
-
-
-def slider_explorer(render, name, options):
-    """A slider over cached results; ``render(option)`` returns a matplotlib figure.
-
-    Each figure is handed to the Output widget as display data (no output capture while
-    the cell runs), which keeps headless runs under papermill from stalling.
-    """
-    slider = widgets.SelectionSlider(options=list(options), description=name, continuous_update=False)
-    out = widgets.Output()
-
-    def draw(value):
-        fig = render(value)
-        out.outputs = ()
-        out.append_display_data(fig)
-        plt.close(fig)
-
-    slider.observe(lambda change: draw(change["new"]), names="value")
-    draw(slider.value)
-    display(widgets.VBox([slider, out]))
-
-
 def render(n):
     fig, ax = plt.subplots(figsize=(6, 3))
     cols = ["RKHS-ISV", "KernelSHAP-ISV", "RKHS-OSV", "GSHAP-OSV"]
@@ -164,7 +140,7 @@ def render(n):
     ax.set_xscale("log"); ax.set_xlabel("seconds"); ax.set_title(f"n = {n}")
     return fig
 
-slider_explorer(render, "n", list(table.index))
+kx.widgets.interact(render, n=list(table.index))
 
 # %%
 results["seconds"] = {col: table[col].values for col in ["RKHS-ISV", "KernelSHAP-ISV", "RKHS-OSV", "GSHAP-OSV"]}

@@ -253,31 +253,7 @@ pd.DataFrame({name: {"status": r["status"], "top features": ", ".join(r.get("top
 # Choose a data set to see its beeswarm and bar plots again (from the cached results).
 
 # %%
-import ipywidgets as widgets
-from IPython.display import display
-
-
-def slider_explorer(render, name, options):
-    """A slider over cached results; ``render(option)`` returns a matplotlib figure.
-
-    Each figure is handed to the Output widget as display data (no output capture while
-    the cell runs), which keeps headless runs under papermill from stalling.
-    """
-    slider = widgets.SelectionSlider(options=list(options), description=name, continuous_update=False)
-    out = widgets.Output()
-
-    def draw(value):
-        fig = render(value)
-        out.outputs = ()
-        out.append_display_data(fig)
-        plt.close(fig)
-
-    slider.observe(lambda change: draw(change["new"]), names="value")
-    draw(slider.value)
-    display(widgets.VBox([slider, out]))
-
-
-slider_explorer(lambda name: figure(explanations[name], name), "data set", list(explanations))
+kx.widgets.interact(lambda data_set: figure(explanations[data_set], data_set), data_set=list(explanations))
 
 # %%
 loaded = [n for n, r in results["datasets"].items() if r["status"] == "ok"]

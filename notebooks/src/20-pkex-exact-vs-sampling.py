@@ -213,10 +213,9 @@ def spread(d=dims[-1]):
     ax.set_xlabel("coalitions")
     ax.set_ylabel("normwise l1 error per point")
     ax.set_title(f"d = {d}")
-    plt.show()
 
 
-widgets.interact(spread, d=dims);
+kx.widgets.interact(spread, d=dims)
 
 # %%
 row = table[(table.d == dims[-1]) & (table.coalitions == last)].iloc[0]

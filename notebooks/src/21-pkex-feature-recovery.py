@@ -183,10 +183,9 @@ def show(target=targets[0], point=0):
     ax.set_xlabel("feature (red: active)")
     ax.set_ylabel("PKeX Shapley value")
     ax.set_title(f"{target}, point {point}: {recovery(expl.values, task['active'])[0]:.0%} of the top {n_active} active")
-    plt.show()
 
 
-widgets.interact(show, target=targets, point=widgets.IntSlider(0, 0, max(0, n_explain - 1)));
+kx.widgets.interact(show, target=targets, point=widgets.IntSlider(0, 0, max(0, n_explain - 1)))
 
 # %%
 summary = ("recovery PKeX " + ", ".join(f"{t} {pkex_rate[t]:.2f}" for t in targets)

@@ -199,11 +199,10 @@ def show(route="quadrature"):
     ax.loglog(series.index, series.values, "o-")
     ax.set_title(f"{route}: seconds per point")
     ax.set_xlabel("d")
-    plt.show()
     return series.to_frame("seconds")
 
 
-widgets.interact(show, route=["quadrature", "stable", "brute force"]);
+kx.widgets.interact(show, route=["quadrature", "stable", "brute force"])
 
 # %%
 newton_bad = min((d for d, e in results["newton_error"].items() if e > 1e-6), default=None)

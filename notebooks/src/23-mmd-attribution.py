@@ -203,11 +203,10 @@ def show(repetition=0, design="main"):
     expl = {"main": main, "control": control, "matched covariance": matched}[design]
     repetition = min(repetition, len(expl) - 1)
     kx.plots.bar(expl[repetition], max_display=20, title=f"{design}, repetition {repetition}")
-    plt.show()
 
 
-widgets.interact(show, repetition=widgets.IntSlider(0, 0, max(0, n_repeats - 1)),
-                 design=["main", "control", "matched covariance"]);
+kx.widgets.interact(show, repetition=widgets.IntSlider(0, 0, max(0, n_repeats - 1)),
+                    design=["main", "control", "matched covariance"])
 
 # %%
 summary = (f"same-distribution features: mean phi {summary_main['mean phi, features 1-10']:+.1e}, differing: "

@@ -245,7 +245,7 @@ def show(data_set=list(raw)[0]):
     return frame
 
 
-widgets.interact(show, data_set=list(raw));
+kx.widgets.interact(show, data_set=list(raw))
 
 # %%
 summary = "; ".join(f"{name}: PKeX rank {s['rank_of_pkex']}/5 ({'acc' if loaded[name][2] == 'classification' else 'MAPE'} "

@@ -367,14 +367,13 @@ def show(alpha=base["alpha"], beta=base["beta"], gamma=base["gamma"], sigma=base
     ax.axhline(0, color="0.6", lw=0.8)
     ax.legend(fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
     ax.set_title(f"α={alpha}, β={beta}, γ={gamma}, σ={sigma}")
-    plt.show()
 
 
-widgets.interact(show,
-                 alpha=widgets.SelectionSlider(options=[-0.9, -0.5, 0.0, 0.5, 0.9], value=base["alpha"]),
-                 beta=widgets.SelectionSlider(options=[0.0, 0.25, 0.5, 0.75, 1.0], value=base["beta"]),
-                 gamma=widgets.SelectionSlider(options=[0.0, 0.25, 0.5, 1.0, 2.0], value=base["gamma"]),
-                 sigma=widgets.SelectionSlider(options=[10, 30, 100, 300, 1000], value=base["sigma"]));
+kx.widgets.interact(show,
+                    alpha=widgets.SelectionSlider(options=[-0.9, -0.5, 0.0, 0.5, 0.9], value=base["alpha"]),
+                    beta=widgets.SelectionSlider(options=[0.0, 0.25, 0.5, 0.75, 1.0], value=base["beta"]),
+                    gamma=widgets.SelectionSlider(options=[0.0, 0.25, 0.5, 1.0, 2.0], value=base["gamma"]),
+                    sigma=widgets.SelectionSlider(options=[10, 30, 100, 300, 1000], value=base["sigma"]))
 
 # %%
 held = [k for k, v in conjectures.items() if v]
