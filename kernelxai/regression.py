@@ -6,9 +6,10 @@ in S (with an intercept), v(S) = R^2_S, v(empty) = 0. The Shapley values then
 split the R^2 of the full model among the covariates -- a global importance
 measure also known as the LMG / dominance decomposition.
 
-All 2**d fits come from the covariance matrix in one batched pass per
-coalition size: R^2_S = c_S^T C_SS^+ c_S / s_yy, with C the covariance of the
-(centred) covariates and c their covariance with y.
+All 2**d fits are batched per coalition size: R^2_S is the squared norm of
+the projection of the standardised, centred response on the column space of
+the centred covariates in S, taken from the SVD of that design (accurate to
+rounding relative to its condition number; normal equations would square it).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import numpy as np
 from ._validation import check_matrix, feature_names_of
 from .games import Game
 from .shapley import shapley_values
+
+#: memory budget (float64 elements) of one block of coalition designs
+_MAX_ELEMENTS = 2**23
 
 __all__ = ["R2Game", "explain_r2"]
 
@@ -36,9 +40,9 @@ class R2Game(Game):
     Notes
     -----
     Collinear or constant covariates are fine: the fit is the orthogonal
-    projection of y on the span of the columns in S (a pseudo-inverse of
-    C_SS), so a duplicated covariate adds nothing and a constant one is a
-    null player.
+    projection of y on the span of the columns in S (singular values below
+    1e-10 of the largest are dropped), so a duplicated covariate adds nothing
+    and a constant one is a null player.
     """
 
     def __init__(self, X, y, feature_names=None):
@@ -60,26 +64,33 @@ class R2Game(Game):
         if not syy > 0:
             raise ValueError("y is constant, so R^2 is undefined; Shapley regression needs a "
                              "response that varies")
-        # standardise so that the pseudo-inverse tolerance is scale-free
+        # standardise so that the rank tolerance is scale-free
         scale = np.sqrt((Xc**2).sum(axis=0))
         keep = scale > 1e-12 * max(1.0, float(np.abs(X).max()))
-        Xs = np.where(keep, Xc / np.where(keep, scale, 1.0), 0.0)
-        self._C = Xs.T @ Xs
-        self._c = Xs.T @ (yc / np.sqrt(syy))
+        self._Xs = np.where(keep, Xc / np.where(keep, scale, 1.0), 0.0)
+        self._ys = yc / np.sqrt(syy)
         self.n_samples = X.shape[0]
 
     def _evaluate(self, z):
+        # R^2 of coalition S = squared norm of the projection of the standardised
+        # response on the column space of X_S, from the SVD of X_S itself (not of
+        # the normal equations, which would square its condition number)
         out = np.zeros(len(z))
         sizes = z.sum(axis=1)
+        n = self.n_samples
         for s in np.unique(sizes):
             if s == 0:
                 continue
             rows = np.flatnonzero(sizes == s)
             idx = np.nonzero(z[rows])[1].reshape(len(rows), s)   # members of each coalition, sorted
-            C = self._C[idx[:, :, None], idx[:, None, :]]          # (m_s, s, s)
-            c = self._c[idx]                                        # (m_s, s)
-            beta = np.einsum("mij,mj->mi", np.linalg.pinv(C, rcond=1e-10, hermitian=True), c)
-            out[rows] = np.einsum("mi,mi->m", beta, c)
+            step = max(1, _MAX_ELEMENTS // (n * s))
+            for start in range(0, len(rows), step):
+                block = idx[start:start + step]
+                A = self._Xs[:, block].transpose(1, 0, 2)          # (k, n, s)
+                U, sv, _ = np.linalg.svd(A, full_matrices=False)
+                rank = sv > 1e-10 * sv[:, :1]                      # a duplicated covariate adds nothing
+                proj = np.einsum("kns,n->ks", U, self._ys)
+                out[rows[start:start + step]] = (proj**2 * rank).sum(axis=1)
         return np.clip(out, 0.0, 1.0)
 
 

@@ -776,7 +776,6 @@ def _bayes_shap(game, rng, *, n_samples=None, level=0.95, focused=False, target_
 
     level = check_level(level)
     d = game.n_players
-    n = game.n_instances or 1
     if d < 2:
         raise ValueError("Bayesian SHAP needs at least 2 players (with one, phi = v(all) - v(empty))")
     if not (isinstance(prior_strength, (int, float)) and prior_strength >= 0

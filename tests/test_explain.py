@@ -1,6 +1,5 @@
 """kx.explain: one call from any supported model to an Explanation."""
 
-import warnings
 
 import numpy as np
 import pandas as pd

@@ -15,7 +15,6 @@ def expl():
 
 
 def test_output_reconstructs_the_full_worth(expl):
-    rng = np.random.default_rng(0)
     assert expl.values.shape == (6, 3) and expl.base_values.shape == (6,)
     np.testing.assert_allclose(expl.output, expl.base_values + expl.values.sum(1))
 

@@ -9,28 +9,15 @@
   it does not.
 """
 
-from itertools import combinations
-from math import factorial
 
 import numpy as np
 import pytest
 
 import kernelxai as kx
+from oracles import textbook_shapley
 from kernelxai.games import GroupedGame, ProductGame, all_coalitions, tabulate
 
 GROUPS = [[0, 3], [1], [2, 4, 5]]
-
-
-def textbook_shapley(table, d):
-    phi = np.zeros(d)
-    for j in range(d):
-        others = [i for i in range(d) if i != j]
-        for s in range(d):
-            for S in combinations(others, s):
-                mask = sum(1 << i for i in S)
-                phi[j] += factorial(s) * factorial(d - s - 1) / factorial(d) * (
-                    table[mask | (1 << j)] - table[mask])
-    return phi
 
 
 def random_product_game(n=3, R=5, d=6, seed=0):

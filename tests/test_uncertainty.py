@@ -6,8 +6,6 @@ a direct sparse least-squares solve of the residual problem, closed-form
 conjugate updates, and coverage over repeated seeds.
 """
 
-from itertools import combinations
-from math import factorial
 
 import numpy as np
 import pytest
@@ -20,6 +18,7 @@ from scipy.linalg import hadamard
 from scipy.sparse.linalg import lsqr
 
 import kernelxai as kx
+from oracles import textbook_shapley
 from kernelxai import uncertainty as U
 from kernelxai.games import all_coalitions, sample_coalitions, shapley_kernel_weights, tabulate
 
@@ -33,18 +32,6 @@ def coverage_band(repeats, level=LEVEL, k=3.0):
     run-player pairs -- are the independent trials (conservative).
     """
     return k * np.sqrt(level * (1 - level) / repeats)
-
-
-def textbook_shapley(table, d):
-    phi = np.zeros(d)
-    for j in range(d):
-        others = [i for i in range(d) if i != j]
-        for s in range(d):
-            for S in combinations(others, s):
-                mask = sum(1 << i for i in S)
-                phi[j] += factorial(s) * factorial(d - s - 1) / factorial(d) * (
-                    table[mask | (1 << j)] - table[mask])
-    return phi
 
 
 def poly_game(fn, d):
@@ -86,7 +73,7 @@ def test_total_and_partial_norm_oracles():
 def _sparse_residuals(table):
     """Direct route: the incidence matrices and a sparse least-squares solve per player."""
     d = int(np.log2(len(table)))
-    rows, tails, heads, dirs = [], [], [], []
+    tails, heads, dirs = [], [], []
     for j in range(d):
         for S in range(2**d):
             if not S >> j & 1:

@@ -7,7 +7,6 @@ time; Nystrom vs exact; the Gaussian-conditional baseline vs closed forms.
 """
 
 import itertools
-import warnings
 
 import numpy as np
 import pandas as pd

@@ -8,9 +8,11 @@ the model-agnostic baselines) it turns points to explain into a
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..games import Game
 
-__all__ = ["ValueFunction", "register", "get", "registered"]
+__all__ = ["ValueFunction", "register", "get", "registered", "distinct_coalition_weights"]
 
 _REGISTRY: dict[str, type] = {}
 
@@ -37,6 +39,38 @@ def get(name):
             f"unknown value function {name!r}; accepted: {', '.join(repr(n) for n in registered())}"
         )
     return _REGISTRY[name]
+
+
+def distinct_coalition_weights(z, weights=None):
+    """The distinct rows of a coalition array and how each output combines them.
+
+    Parameters
+    ----------
+    z : bool array (c, d)
+    weights : array (c, q), optional
+        Output r is sum_k weights[k, r] * (quantity of coalition k).
+
+    Returns
+    -------
+    uniq : bool array (u, d)
+        The distinct coalitions.
+    W : array (u, q)
+        Weight of each distinct coalition in each output; without ``weights``,
+        q = c and output k is coalition k itself.
+    """
+    uniq, inverse = np.unique(z, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    if weights is None:
+        W = np.zeros((len(uniq), len(z)))
+        W[inverse, np.arange(len(z))] = 1.0
+        return uniq, W
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 2 or weights.shape[0] != len(z) or not np.all(np.isfinite(weights)):
+        raise ValueError(f"weights must be a finite array of shape ({len(z)}, q); "
+                         f"got shape {weights.shape}")
+    W = np.zeros((len(uniq), weights.shape[1]))
+    np.add.at(W, inverse, weights)
+    return uniq, W
 
 
 class ValueFunction:

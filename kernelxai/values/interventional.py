@@ -29,7 +29,7 @@ from tqdm.auto import tqdm
 from ..games import GroupedGame, ProductGame, _GroupedProductGame, coalitions_to_bitmasks
 from ..models import as_expansion
 from .agnostic import MarginalGame, _budget, check_background, check_points
-from .base import ValueFunction, register
+from .base import ValueFunction, distinct_coalition_weights, register
 
 __all__ = ["Interventional", "InterventionalGame"]
 
@@ -176,18 +176,7 @@ class InterventionalGame(ProductGame):
         ndarray (c, n_x, n_train), or (q, n_x, n_train) with ``weights``
         """
         z, _ = self._check_coalitions(coalitions)
-        uniq, inverse = np.unique(z, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        if weights is None:
-            W = np.zeros((len(uniq), len(z)))
-            W[inverse, np.arange(len(z))] = 1.0
-        else:
-            weights = np.asarray(weights, dtype=float)
-            if weights.ndim != 2 or weights.shape[0] != len(z) or not np.all(np.isfinite(weights)):
-                raise ValueError(f"weights must be a finite array of shape ({len(z)}, q); "
-                                 f"got shape {weights.shape}")
-            W = np.zeros((len(uniq), weights.shape[1]))
-            np.add.at(W, inverse, weights)
+        uniq, W = distinct_coalition_weights(z, weights)
         step = self._step(len(uniq))
         C = W.T[:, :, None] * self._absent_embeddings(uniq, step)[None]   # (q, c, n)
         out = np.empty((W.shape[1], self.n_instances, len(self.expansion.X_train)))

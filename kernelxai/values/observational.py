@@ -42,7 +42,7 @@ from ..games import Game
 from ..kernels import CoalitionGrams, Matern, ProductKernel
 from ..models import as_expansion
 from .agnostic import _budget, check_background, check_points
-from .base import ValueFunction, register
+from .base import ValueFunction, distinct_coalition_weights, register
 
 __all__ = ["Observational", "ObservationalGame", "cholesky_jitter"]
 
@@ -289,18 +289,7 @@ class ObservationalGame(Game):
                 f"form='product' and landmarks=None; this game has form={self.form!r}"
                 + ("" if self.landmarks is None else f" and {len(self.landmarks)} Nystrom landmarks"))
         z, _ = self._check_coalitions(coalitions)
-        uniq, inverse = np.unique(z, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        if weights is None:
-            W = np.zeros((len(uniq), len(z)))
-            W[inverse, np.arange(len(z))] = 1.0
-        else:
-            weights = np.asarray(weights, dtype=float)
-            if weights.ndim != 2 or weights.shape[0] != len(z) or not np.all(np.isfinite(weights)):
-                raise ValueError(f"weights must be a finite array of shape ({len(z)}, q); "
-                                 f"got shape {weights.shape}")
-            W = np.zeros((len(uniq), weights.shape[1]))
-            np.add.at(W, inverse, weights)
+        uniq, W = distinct_coalition_weights(z, weights)
         exp, B, X = self.expansion, self.background, self.X
         out = np.zeros((W.shape[1], self.n_instances, len(exp.X_train)))
         empty, full = ~uniq.any(axis=1), uniq.all(axis=1)
