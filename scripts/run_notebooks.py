@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
+import logging
 import os
 import sys
 import textwrap
@@ -48,6 +50,21 @@ def render_html(nb, target):
     target.write_text(body, encoding="utf-8")
 
 
+@contextlib.contextmanager
+def stderr_to(path):
+    """Send this process's stderr, and the kernels' it starts, to ``path`` (file-descriptor level)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(path, "w") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def run_one(path, params, timeout, figures=True):
     import nbformat
     import papermill as pm
@@ -62,13 +79,17 @@ def run_one(path, params, timeout, figures=True):
         results.unlink()
     start = time.perf_counter()
     error = None
+    log = BUILD / "logs" / f"{name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
     try:
-        pm.execute_notebook(
-            str(path), str(out_nb),
-            parameters={**params, "results_path": str(results)},
-            kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=False,
-            execution_timeout=timeout, log_output=False,
-        )
+        # kernel start-up notices and papermill's parameter parsing go to the log
+        with stderr_to(log):
+            pm.execute_notebook(
+                str(path), str(out_nb),
+                parameters={**params, "results_path": str(results)},
+                kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=False,
+                execution_timeout=timeout, log_output=False,
+            )
     except Exception as exc:  # papermill reports the failing cell in the message
         error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
     seconds = time.perf_counter() - start
@@ -111,6 +132,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per cell")
     args = ap.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    logging.getLogger("papermill").setLevel(logging.ERROR)
     params = {"smoke": True} if args.smoke else ({"paper": True} if args.paper else {})
     paths = sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
     if args.only:
