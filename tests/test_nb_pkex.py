@@ -33,6 +33,10 @@ def test_mmd_hsic_notebook():
     assert res["hsic"]["two_sided_efficiency_error"] < 1e-10
     assert {"bmi", "s5"} & set(res["hsic"]["top_features"])
     assert 0 < res["hsic"]["p_value"] <= 0.05
+    # the shift slider: a mean shift of one identically distributed feature makes it carry the MMD
+    shift = res["mean_shift"]
+    assert shift["1.0"]["phi_shifted"] > max(shift["0.0"]["phi_shifted"], 0)
+    assert shift["1.0"]["top_feature"] == "same 1"
 
 
 def test_exact_vs_sampling_notebook():

@@ -55,6 +55,10 @@ def test_notebook_conventions(path):
     code = "\n".join(_source(c) for c in nb["cells"] if c["cell_type"] == "code")
     assert "matplotlib.use(" not in code, "notebooks must not force a matplotlib backend"
     assert "results_path" in code.replace(text, ""), "the notebook never writes results_path"
+    # an interactive section built on kx.widgets (figures as display data: never stalls headless)
+    assert "kx.widgets." in code, "the notebook has no interactive section (kx.widgets)"
+    assert "widgets.interact(" not in code.replace("kx.widgets.interact(", ""), \
+        "use kx.widgets.interact: ipywidgets.interact captures output and can stall papermill/Voila"
     for cell in nb["cells"]:
         assert not cell.get("outputs"), "commit notebooks without outputs (make run renders them)"
 

@@ -60,13 +60,42 @@ seed = 0
 results_path = "results/00-index.json"
 
 # %%
-import re
+import json
 from pathlib import Path
+
+from IPython.display import Markdown
 
 import kernelxai as kx
 
 here = Path(".")
 listed = sorted(p.stem for p in here.glob("[0-9][0-9]-*.ipynb") if p.stem != "00-index")
 print(f"kernelxai {kx.__version__}: {len(listed)} notebooks")
+
+# %% [markdown]
+# ## Browse
+#
+# Pick a notebook to read its opening paragraph and, if `make run` has been run on this
+# machine, the key results it reported.
+
+# %%
+def opening(name):
+    """Title and first paragraph of a notebook, read from the notebook itself."""
+    cells = json.loads((here / f"{name}.ipynb").read_text())["cells"]
+    text = "".join(next(c["source"] for c in cells if c["cell_type"] == "markdown"))
+    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
+    return paragraphs[0], (paragraphs[1] if len(paragraphs) > 1 else "")
+
+
+def describe(notebook):
+    title, first = opening(notebook)
+    run = here.parent / "build" / "results" / f"{notebook}.json"
+    latest = json.loads(run.read_text()).get("summary", "") if run.exists() else ""
+    result = f"\n\n**Last `make run`:** {latest}" if latest else "\n\n*(run `make run` to see its results here)*"
+    return Markdown(f"{title}\n\n{first}\n\n[open {notebook}]({notebook}.ipynb){result}")
+
+
+kx.widgets.interact(describe, notebook=listed)
+
+# %%
 kx.save_results(results_path, {"notebooks": listed},
                 summary=f"{len(listed)} notebooks indexed")
