@@ -44,6 +44,7 @@ from .games import (
     tabulate,
 )
 from .shapley import register_method, shapley_values, t_interval
+from .values.agnostic import as_predict
 
 __all__ = [
     "single_reference",
@@ -69,32 +70,6 @@ SINGLE_REFERENCE_EXACT_PLAYERS = 10
 # =========================================================================== #
 # helpers
 # =========================================================================== #
-def _as_predict(predict):
-    """A function X (m, d) -> (m,) from a callable or an object with ``predict``."""
-    if hasattr(predict, "predict") and callable(predict.predict):
-        fn = predict.predict
-    elif callable(predict):
-        fn = predict
-    else:
-        raise TypeError(
-            "predict must be a function of a 2-D array (m, d) returning m numbers, or a "
-            f"fitted model with a .predict method; got {type(predict).__name__}"
-        )
-
-    def wrapped(X):
-        out = np.asarray(fn(X), dtype=float).reshape(-1)
-        if out.shape != (X.shape[0],):
-            raise ValueError(
-                f"predict returned {out.size} values for {X.shape[0]} rows; it must return one "
-                "number per row"
-            )
-        if not np.all(np.isfinite(out)):
-            raise ValueError("predict returned NaN or inf; predictions must be finite")
-        return out
-
-    return wrapped
-
-
 def _composite(x, references, z):
     """Composite inputs z(x, r, S): x on S, r elsewhere; shape (m, n, K, d)."""
     return np.where(z[:, None, None, :], x[None, :, None, :], references[None, None, :, :])
@@ -136,7 +111,7 @@ def single_reference_game(predict, x, reference, feature_names=None):
     FunctionGame
         With ``v(empty) = 0`` and ``v(all) = f(x) - f(r)``.
     """
-    f = _as_predict(predict)
+    f = as_predict(predict)
     xs, refs, names, single = _check_points(x, reference, feature_names)
     if refs.shape[0] != 1:
         raise ValueError(f"one reference point is needed; got {refs.shape[0]}")
@@ -208,7 +183,7 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
         the per-reference attributions, shape (n, K, d) (or (K, d)).
     """
     level = check_level(level)
-    f = _as_predict(predict)
+    f = as_predict(predict)
     xs, refs, names, single = _check_points(x, references, feature_names)
     n, d = xs.shape
     K = refs.shape[0]
@@ -347,7 +322,7 @@ class ReferenceSamplingGame(Game):
     """
 
     def __init__(self, predict, x, references, seed=None, feature_names=None):
-        self._f = _as_predict(predict)
+        self._f = as_predict(predict)
         xs, refs, names, single = _check_points(x, references, feature_names)
         super().__init__(xs.shape[1], names, None if single else xs.shape[0],
                          data=xs[0] if single else xs,

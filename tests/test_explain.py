@@ -88,3 +88,21 @@ def test_explain_bad_input():
     matern = KernelExpansion(X, np.ones(80), Matern(1.0))
     with pytest.raises(ValueError, match="not a product kernel.*'exact'"):
         kx.explain(matern, X[:3], method="product")
+
+
+def test_models_fitted_on_dataframes_get_their_column_names_back():
+    import warnings
+
+    import pandas as pd
+    from sklearn.kernel_ridge import KernelRidge as SkKRR
+
+    from kernelxai.values.agnostic import as_predict
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])
+    model = SkKRR(kernel="rbf").fit(X, X["a"] ** 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scikit-learn warns when names go missing
+        out = as_predict(model)(X.to_numpy()[:5])
+        kx.uncertainty.single_reference(model, X.iloc[[0]], X.iloc[1:6])
+    np.testing.assert_allclose(out, model.predict(X[:5]))

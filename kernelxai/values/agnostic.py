@@ -64,17 +64,28 @@ def check_points(X, n_features, model_names=None):
 
 
 def as_predict(model):
-    """A callable f(points) -> (P,) from a callable or an object with ``predict``."""
+    """A callable f(points) -> (P,) from a callable or an object with ``predict``.
+
+    A scikit-learn model fitted on a DataFrame gets its column names back
+    (``feature_names_in_``), so it sees its inputs as at fitting time and warns
+    about nothing.
+    """
     if hasattr(model, "predict") and callable(model.predict):
         fn = model.predict
     elif callable(model):
         fn = model
     else:
         raise TypeError(
-            f"expected a predict function or a model with .predict; got {type(model).__name__}"
+            "expected a predict function of a 2-D array (m, d) returning m numbers, or a fitted "
+            f"model with .predict; got {type(model).__name__}"
         )
+    columns = getattr(model, "feature_names_in_", None)
 
     def predict(points):
+        if columns is not None and not hasattr(points, "columns"):
+            import pandas as pd
+
+            points = pd.DataFrame(np.asarray(points), columns=columns)
         out = np.asarray(fn(points), dtype=float)
         if out.ndim == 2 and out.shape[1] == 1:
             out = out[:, 0]
@@ -84,7 +95,7 @@ def as_predict(model):
                 f"got {out.shape}. For class probabilities pass e.g. lambda X: clf.predict_proba(X)[:, 1]"
             )
         if not np.all(np.isfinite(out)):
-            raise ValueError("the predict function returned NaN or inf")
+            raise ValueError("the predict function returned NaN or inf; predictions must be finite")
         return out
 
     return predict
