@@ -557,7 +557,8 @@ def cme_gamma_norms(model, background=None, eta=1e-3):
     from scipy import linalg as sla
 
     from .kernels import CoalitionGrams
-    from .values.observational import cholesky_jitter
+    from ._linalg import cholesky_jitter
+    from .values.observational import CME_ADVICE, CME_SYSTEM
 
     expansion = as_expansion(model)
     B = expansion.X_train if background is None else check_matrix(
@@ -572,7 +573,7 @@ def cme_gamma_norms(model, background=None, eta=1e-3):
         KS, KC = grams(Z[k:k + 1])[0], grams(~Z[k:k + 1])[0]
         A = KS.copy()
         A[np.diag_indices(m)] += m * eta
-        L = cholesky_jitter(A, "K_S + m eta I")
+        L = cholesky_jitter(A, CME_SYSTEM, CME_ADVICE)
         X1 = sla.cho_solve((L, True), KS)                              # A^{-1} K_S
         X2 = sla.cho_solve((L, True), KC)                              # A^{-1} K_{S^c}
         out[k] = float(np.einsum("ab,ba->", X1, X2))

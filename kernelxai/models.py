@@ -15,7 +15,6 @@ functions only ever see a KernelExpansion.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 from scipy import linalg as sla
@@ -24,6 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from ._linalg import cholesky_jitter
 from ._validation import check_matrix, feature_names_of
 from .kernels import RBF, DEFAULT_BLOCK_ELEMENTS, Kernel, Laplace, Matern, median_heuristic
 
@@ -110,31 +110,6 @@ class KernelExpansion:
 # --------------------------------------------------------------------------- #
 # shared helpers of the estimators
 # --------------------------------------------------------------------------- #
-def _cholesky_jitter(A, name="matrix", max_tries=8):
-    """Lower Cholesky factor of a symmetric positive (semi-)definite matrix.
-
-    If the factorisation fails, jitter eps * mean(diag) * 10**k is added to the
-    diagonal for k = 0, 1, ... with a warning; never returns NaN.
-    """
-    try:
-        return np.linalg.cholesky(A)
-    except np.linalg.LinAlgError:
-        pass
-    scale = float(np.mean(np.diag(A))) or 1.0
-    for k in range(max_tries):
-        jitter = scale * 1e-12 * 10.0**k
-        try:
-            L = np.linalg.cholesky(A + jitter * np.eye(len(A)))
-        except np.linalg.LinAlgError:
-            continue
-        warnings.warn(f"{name} is not numerically positive definite; added jitter {jitter:.1e} "
-                      "to its diagonal", RuntimeWarning, stacklevel=3)
-        return L
-    raise np.linalg.LinAlgError(
-        f"{name} could not be factorised even with jitter {jitter:.1e}; increase the "
-        "regularisation (lam / eta) or check the kernel for NaN")
-
-
 def _resolve_kernel(kernel, X):
     if kernel is None:
         return RBF(median_heuristic(X))
@@ -248,7 +223,7 @@ def _ridge_with_intercept(K, y, lam):
     """alpha, b solving (K + n lam I) alpha + b 1 = y, 1'alpha = 0 (K is overwritten)."""
     n = len(y)
     K[np.diag_indices_from(K)] += n * lam
-    L = _cholesky_jitter(K, "K + n lam I")
+    L = cholesky_jitter(K, "K + n lam I", "increase lam (the ridge) or check the kernel and data for NaN")
     sol = sla.cho_solve((L, True), np.column_stack([y, np.ones(n)]))
     b = float(sol[:, 0].sum() / sol[:, 1].sum())
     return sol[:, 0] - b * sol[:, 1], b

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import numbers
-import warnings
 
 import numpy as np
 from scipy import linalg as sla
@@ -42,9 +41,10 @@ from ..games import Game
 from ..kernels import CoalitionGrams, Matern, ProductKernel
 from ..models import as_expansion
 from .agnostic import _budget, check_background, check_points
+from .._linalg import cholesky_jitter
 from .base import ValueFunction, distinct_coalition_weights, register
 
-__all__ = ["Observational", "ObservationalGame", "cholesky_jitter"]
+__all__ = ["Observational", "ObservationalGame"]
 
 #: Default budget (float64 elements) for cached per-feature tensors and coalition batches (256 MB).
 DEFAULT_MAX_ELEMENTS = 2**25
@@ -66,50 +66,8 @@ def small_blas(m):
     return threadpool_limits(limits=1) if m < SMALL_SYSTEM else contextlib.nullcontext()
 
 
-def cholesky_jitter(A, what="K_S + m eta I", max_tries=10):
-    """Lower Cholesky factors of a (batch of) symmetric positive-definite matrices.
-
-    A matrix whose factorisation fails gets jitter 1e-12 * mean(diag) * 10**k
-    (k = 0, 1, ...) on its diagonal until it succeeds, with a RuntimeWarning
-    naming the jitter; after ``max_tries`` a LinAlgError explains what to
-    change. The result is always finite.
-    """
-    A = np.asarray(A)
-    try:
-        L = np.linalg.cholesky(A)
-        if np.all(np.isfinite(L)):
-            return L
-    except np.linalg.LinAlgError:
-        pass
-    batch = A.reshape((-1,) + A.shape[-2:])
-    out = np.empty_like(batch)
-    worst = 0.0
-    for k, M in enumerate(batch):
-        try:
-            out[k] = np.linalg.cholesky(M)
-            if np.all(np.isfinite(out[k])):
-                continue
-        except np.linalg.LinAlgError:
-            pass
-        scale = float(np.mean(np.diag(M))) or 1.0
-        for t in range(max_tries):
-            jitter = scale * 1e-12 * 10.0**t
-            try:
-                out[k] = np.linalg.cholesky(M + jitter * np.eye(len(M)))
-            except np.linalg.LinAlgError:
-                continue
-            if np.all(np.isfinite(out[k])):
-                worst = max(worst, jitter)
-                break
-        else:
-            raise np.linalg.LinAlgError(
-                f"{what} is not positive definite even with jitter {jitter:.1e} on its diagonal; "
-                "increase eta (the CME regularisation) or check the kernel and data for NaN")
-    if worst > 0:
-        warnings.warn(f"{what} was numerically singular (ill-conditioned: eta too small for this "
-                      f"kernel and data); added jitter up to {worst:.1e} to its diagonal",
-                      RuntimeWarning, stacklevel=3)
-    return out.reshape(A.shape)
+CME_SYSTEM = "K_S + m eta I"
+CME_ADVICE = "increase eta (the CME regularisation) or check the kernel and data for NaN"
 
 
 def _pinv_sqrt(W):
@@ -211,7 +169,7 @@ class ObservationalGame(Game):
                 S = Z[rows]
                 K = c["BB"](S)
                 K[:, np.arange(m), np.arange(m)] += self.ridge
-                L = cholesky_jitter(K)
+                L = cholesky_jitter(K, CME_SYSTEM, CME_ADVICE)
                 del K
                 gamma = sla.cho_solve((L, True), c["BX"](S))                        # (c, m, nx)
                 M = None
@@ -225,7 +183,7 @@ class ObservationalGame(Game):
             S = Z[k]
             K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge
-            L = cholesky_jitter(K)
+            L = cholesky_jitter(K, CME_SYSTEM, CME_ADVICE)
             del K
             gamma = sla.cho_solve((L, True), kernel.coalition_gram(B, X, S, max_elements=block))
             del L
@@ -314,7 +272,7 @@ class ObservationalGame(Game):
             S = Z[rows]
             K = c["BB"](S)
             K[:, np.arange(m), np.arange(m)] += self.ridge
-            L = cholesky_jitter(K)
+            L = cholesky_jitter(K, CME_SYSTEM, CME_ADVICE)
             del K
             resid = np.broadcast_to(self._f_background - exp.intercept, (len(S), m))
             beta = sla.cho_solve((L, True), resid[..., None])[..., 0]   # (c, m)
@@ -331,7 +289,7 @@ class ObservationalGame(Game):
             S = Z[k]
             K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge
-            L = cholesky_jitter(K)
+            L = cholesky_jitter(K, CME_SYSTEM, CME_ADVICE)
             del K
             beta = sla.cho_solve((L, True), self._f_background - exp.intercept)
             out[k] = kernel.coalition_gram(X, B, S, max_elements=block) @ beta
@@ -378,7 +336,7 @@ class ObservationalGame(Game):
                 R = _pinv_sqrt(W_S[k])                             # (p, r)
                 A = R.T @ P_SS[k] @ R
                 A[np.diag_indices_from(A)] += self.ridge
-                LA = cholesky_jitter(A, "the Nystrom system Phi'Phi + m eta I")
+                LA = cholesky_jitter(A, "the Nystrom system Phi'Phi + m eta I", CME_ADVICE)
                 y = sla.cho_solve((LA, True), R.T @ KS_LX[k])      # (r, nx)
                 if product:
                     Rc = _pinv_sqrt(W_c[k])
