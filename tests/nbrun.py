@@ -67,7 +67,23 @@ def run_notebook(name, **parameters):
         pytest.fail(str(exc), pytrace=False)
     if not results.exists():
         pytest.fail(f"{name} ran but wrote no results to results_path")
+    noisy = _stderr_warnings(OUT / path.name)
+    if noisy:  # a warning printed into a cell is what a Voila or Binder reader sees
+        pytest.fail(f"{name} printed warnings:\n" + "\n".join(f"  cell {c}: {w}" for c, w in noisy),
+                    pytrace=False)
     return json.loads(results.read_text())
+
+
+def _stderr_warnings(executed):
+    """[(cell position, warning line)] for every warning a cell wrote to stderr."""
+    nb = json.loads(Path(executed).read_text())
+    found = []
+    for position, cell in enumerate(nb["cells"], 1):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = "".join(out["text"])
+                found += [(position, line.strip()) for line in text.splitlines() if "Warning" in line]
+    return found
 
 
 def _failing_cell(executed, exec_count):

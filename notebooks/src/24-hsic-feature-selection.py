@@ -49,6 +49,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+import sklearn
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectKBest, f_classif, f_regression, mutual_info_classif, mutual_info_regression
@@ -62,6 +63,13 @@ from sklearn.preprocessing import StandardScaler
 
 import kernelxai as kx
 from kernelxai.datasets import pkex
+
+# scikit-learn 1.8 spells the L1 penalty l1_ratios=(1,) instead of penalty="l1", and 1.9
+# adds use_legacy_attributes; ask for the new spelling only where it exists
+_logistic_params = LogisticRegressionCV().get_params()
+L1_PENALTY = {"l1_ratios": (1.0,)} if tuple(map(int, sklearn.__version__.split(".")[:2])) >= (1, 8) else {"penalty": "l1"}
+if "use_legacy_attributes" in _logistic_params:
+    L1_PENALTY["use_legacy_attributes"] = False
 
 if smoke:
     datasets, unavailable_tried, n_folds = ["wine", "diabetes"], ["skillcraft"], 3
@@ -108,7 +116,7 @@ def rank_mi(X, y, task):
 
 def rank_lasso(X, y, task):
     if task == "classification":
-        model = LogisticRegressionCV(Cs=10, cv=3, penalty="l1", solver="saga", max_iter=5000)
+        model = LogisticRegressionCV(Cs=10, cv=3, solver="saga", max_iter=5000, scoring="accuracy", **L1_PENALTY)
         return np.abs(model.fit(X, y).coef_).sum(axis=0)
     return np.abs(LassoCV(cv=3, random_state=seed).fit(X, y).coef_)
 
