@@ -10,11 +10,11 @@ Usage: python benchmarks/bench_estimators.py [--d 12] [--n 1000]
 """
 
 import argparse
-import time
 
 import numpy as np
 
 import kernelxai as kx
+from kernelxai.reporting import timed
 
 
 class CountingGame(kx.Game):
@@ -32,14 +32,6 @@ class CountingGame(kx.Game):
         return np.tanh(s) + 0.5 * pairs
 
 
-def timed(fn, repeat=3):
-    best = np.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return out, best
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -52,8 +44,8 @@ def main():
     game.evaluated = 0
     exact = kx.shapley_values(game, method="exact")
     passes = game.evaluated / 2**args.d
-    exact, t_exact = timed(lambda: kx.shapley_values(game, method="exact"))
-    kernel, t_kernel = timed(lambda: kx.shapley_values(game, method="kernel"))
+    exact, t_exact = timed(lambda: kx.shapley_values(game, method="exact"), repeat=3)
+    kernel, t_kernel = timed(lambda: kx.shapley_values(game, method="kernel"), repeat=3)
     diff = np.abs(kernel.values - exact.values).max()
     print(f"d = {args.d}, {args.n} instances")
     print(f"exact : {int(passes * 2**args.d)} coalitions evaluated "

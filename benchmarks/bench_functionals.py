@@ -17,23 +17,15 @@ Usage: python benchmarks/bench_functionals.py [--n 2100] [--repeat 1]
 """
 
 import argparse
-import time
 
 import numpy as np
 
 import kernelxai as kx
+from kernelxai.reporting import timed
 from kernelxai.datasets import rkhs_shap
 from kernelxai.functionals import shapley_representers
 from kernelxai.models import KernelExpansion, KernelRidge, ShapleyRegularisedKernelRidge
 
-
-def timed(fn, repeat):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return out, best
 
 
 def main():
@@ -43,18 +35,18 @@ def main():
     args = ap.parse_args()
     X, y = rkhs_shap.correlated_gaussian(args.n, seed=0)
     lam = 1e-4
-    plain, t_plain = timed(lambda: KernelRidge(lam=lam).fit(X, y), args.repeat)
+    plain, t_plain = timed(lambda: KernelRidge(lam=lam).fit(X, y), repeat=args.repeat)
     kernel = plain.kernel_
     unfitted = KernelExpansion(X, np.zeros(len(X)), kernel)
     print(f"n = {args.n}, d = {X.shape[1]}, lam = {lam}, kernel {kernel!r}")
     print(f"KernelRidge.fit                       : {t_plain:8.2f} s")
     for value, opts in (("interventional", {}), ("observational", {"eta": 1e-3})):
         reps, t_rep = timed(lambda: shapley_representers(unfitted, X, value, features=[4],
-                                                         method="exact", **opts), args.repeat)
+                                                         method="exact", **opts), repeat=args.repeat)
         est = ShapleyRegularisedKernelRidge(lam=lam, lam_shapley=1.0, features=[4], value=value,
                                             **opts)
-        model, t_fit = timed(lambda: est.fit(X, y), args.repeat)
-        _, t_path = timed(lambda: est.path(X, y, [0.1, 1.0, 10.0, 100.0]), 1)
+        model, t_fit = timed(lambda: est.fit(X, y), repeat=args.repeat)
+        _, t_path = timed(lambda: est.path(X, y, [0.1, 1.0, 10.0, 100.0]))
         e = kx.explain(model, X[:200], value=value, method="exact", **opts)
         err = np.abs(model.representers_.values(model.alpha_)[:200, 0] - e.values[:, 4]).max()
         tag = "ISV" if value == "interventional" else "OSV"

@@ -21,12 +21,12 @@ Usage: python benchmarks/bench_pkex.py [--jobs 2] [--quick] [--part routes overf
 """
 
 import argparse
-import time
 import tracemalloc
 
 import numpy as np
 
 import kernelxai as kx
+from kernelxai.reporting import timed
 from kernelxai.datasets import pkex
 from kernelxai.discrepancy import MMDGame
 from kernelxai.product import product_shapley
@@ -34,14 +34,6 @@ from kernelxai.product import product_shapley
 #: Reference-code timings quoted in MATH.md §3 (2-core CPU), for context only.
 REFERENCE_STABLE = {200: 1.1, 500: 14.0}
 
-
-def timed(fn, repeat=1):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return out, best
 
 
 def expansion_game(d, n=1000, n_points=1, lengthscale=None, seed=0):

@@ -1,14 +1,27 @@
-"""Helpers notebooks use to report their key numbers."""
+"""Helpers notebooks and benchmarks use to time work and report their key numbers."""
 
 from __future__ import annotations
 
 import json
 import math
 import os
+import time
 
 import numpy as np
 
-__all__ = ["save_results", "to_jsonable"]
+__all__ = ["save_results", "timed", "to_jsonable"]
+
+
+def timed(fn, repeat=1):
+    """Call ``fn()`` ``repeat`` times; return (its last result, the best wall time in seconds)."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
+    best, out = math.inf, None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return out, best
 
 
 def to_jsonable(obj):

@@ -35,14 +35,13 @@ lam = 1e-3                    # ridge parameter, fixed: fitting is not what is t
 n_repeats = 1                 # timings per method and n (the minimum is reported)
 
 # %%
-import time
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 import kernelxai as kx
 from kernelxai.datasets import rkhs_shap
+from kernelxai.reporting import timed
 
 if paper:
     ns, n_repeats = [100, 500, 1000, 1500, 3000, 5000], 3
@@ -59,25 +58,18 @@ results = {"settings": {"ns": ns, "n_explain": n_explain, "b": b, "v": v, "gshap
 # disturbed by other work on the machine).
 
 # %%
-def timed(fn):
-    best, out = np.inf, None
-    for _ in range(n_repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
 rows = []
 for n in ns:
     X, y = rkhs_shap.banana(n, b, v, seed=rng)
     model = kx.models.KernelRidge(lam=lam).fit(X, y)
     Xe = X[:n_explain]
-    t_isv, isv = timed(lambda: kx.explain(model, Xe, value="interventional"))
-    t_ks, ks = timed(lambda: kx.shapley_values(kx.values.Marginal(model, X).game(Xe), method="kernel"))
-    t_osv, _ = timed(lambda: kx.explain(model, Xe, value="observational"))
-    t_gs, _ = timed(lambda: kx.shapley_values(
+    isv, t_isv = timed(lambda: kx.explain(model, Xe, value="interventional"), n_repeats)
+    ks, t_ks = timed(lambda: kx.shapley_values(kx.values.Marginal(model, X).game(Xe), method="kernel"),
+                     n_repeats)
+    _, t_osv = timed(lambda: kx.explain(model, Xe, value="observational"), n_repeats)
+    _, t_gs = timed(lambda: kx.shapley_values(
         kx.values.GaussianConditional(model, X, n_samples=gshap_samples, sample_seed=seed).game(Xe),
-        method="kernel"))
+        method="kernel"), n_repeats)
     rows.append({"n": n, "RKHS-ISV": t_isv, "KernelSHAP-ISV": t_ks, "RKHS-OSV": t_osv, "GSHAP-OSV": t_gs,
                  "max |RKHS-ISV - KernelSHAP-ISV|": np.abs(isv.values - ks.values).max()})
     print(f"n = {n:>5}: RKHS-ISV {t_isv:7.3f} s, KernelSHAP-ISV {t_ks:7.3f} s, "

@@ -31,7 +31,6 @@ d_newton = [10, 20, 30, 40, 50, 60, 70, 80]
 d_overflow = [1000, 1100]
 
 # %%
-import time
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -40,6 +39,7 @@ import pandas as pd
 
 import kernelxai as kx
 from kernelxai.product import product_shapley
+from kernelxai.reporting import timed
 
 if smoke:
     n_train = 200
@@ -59,12 +59,6 @@ def random_game(d, n=n_train, lengthscale=None, rng=rng):
     lengthscale = np.sqrt(d / 2) if lengthscale is None else lengthscale   # gamma = 1/d, as sklearn's default
     model = kx.models.KernelExpansion(X, rng.normal(size=n), kx.kernels.RBF(lengthscale))
     return model, kx.values.FunctionalBaseline(model).game(rng.normal(size=(1, d)))
-
-
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - start
 
 # %% [markdown]
 # ## Runtime
