@@ -31,7 +31,7 @@ from kernelxai.datasets import pkex
 from kernelxai.discrepancy import MMDGame
 from kernelxai.product import product_shapley
 
-#: Reference-code timings quoted in MATH.md §3 (2-core CPU), for context only.
+#: Reference-code timings quoted for the paper's reference code (2-core CPU), for context only.
 REFERENCE_STABLE = {200: 1.1, 500: 14.0}
 
 

@@ -1,6 +1,6 @@
 """kernelxai: Shapley-value explanations of kernel methods, Jupyter first.
 
-The data flow (ARCHITECTURE.md): data -> model -> value function -> game ->
+The data flow: data -> model -> value function -> game ->
 estimator -> Explanation -> plots / widgets / notebooks.
 
 >>> import kernelxai as kx

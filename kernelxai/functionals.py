@@ -1,6 +1,6 @@
 """Shapley functionals of kernel models: representer matrices, RKHS norms, Theorem-6 bounds.
 
-RKHS-SHAP §3.1 (MATH.md §2). For a kernel model f = sum_j alpha_j k(., x_j) + b
+RKHS-SHAP §3.1. For a kernel model f = sum_j alpha_j k(., x_j) + b
 every value function of this package is linear in alpha,
 v(S)(x) = (M_S alpha)(x) + b, so the Shapley value of feature i is a linear
 functional of f (RKHS-SHAP Prop. 5):
@@ -20,7 +20,7 @@ coefficient matrices (``Game.coefficient_matrices``):
 * ``"product"`` -- product kernels with the interventional or the functional
   baseline value function: R_i[a, j] is the Shapley value of the unit model
   k(., x_j) at x_a, a product game, computed exactly in polynomial time by
-  quadrature (MATH.md §3) with no coalitions at all.
+  quadrature of :mod:`kernelxai.product` with no coalitions at all.
 
 Since phi_{x,i} is a bounded linear functional it has a Riesz representer
 g_{x,i} in the RKHS, and |phi_{x,i}(f) - phi_{x',i}(f)| <= ||f||_H ||g_{x,i} - g_{x',i}||_H.
@@ -76,7 +76,7 @@ def shapley_coefficients(d, features=None):
     """Weights C (2^d, q) with phi_i = sum_S C[S, i] v(S) over all coalitions (row k = bitmask k).
 
     C[S, i] = mu(|S| - 1) if i is in S, else -mu(|S|) (the Shapley formula of
-    MATH.md §1 written as one linear map of the worths). Each column sums to
+    the KernelSHAP regression written as one linear map of the worths). Each column sums to
     zero, so constants (the intercept) cancel.
 
     Parameters
@@ -413,7 +413,7 @@ def functional_distances(model, X, X_prime, value="interventional", *, features=
     method : {"auto", "quadrature", "exact"}
         ``"quadrature"`` (interventional only): for every pair of background
         rows the coalition sums factorise, sum_{S,T} mu mu prod_l = ∫∫ prod_{l≠i} F_l(t, u) dt du
-        with F_l bilinear in (t, u) -- the Beta-integral identity of MATH.md §3
+        with F_l bilinear in (t, u) -- the Beta-integral identity of kernelxai.product
         in two variables, exact with ceil(d/2)^2 Gauss-Legendre nodes;
         O(P m^2 d ceil(d/2)^2). ``"exact"``: all pairs of coalitions,
         O(P 4^d m^2), needed for the observational CME (its weights gamma_S do

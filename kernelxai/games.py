@@ -415,7 +415,7 @@ class ProductGame(Game):
         v_k(S) = \\sum_r w_{kr} \\prod_{l \\in S} a_{krl} \\prod_{l \\notin S} c_{krl}
 
     This is the structure product kernels give every kernel-based value function
-    (MATH.md §3): the functional baseline has one term per training point with
+    (:mod:`kernelxai.product`): the functional baseline has one term per training point with
     ``c = 1``; the interventional game one term per (training, background) pair.
     Shapley values of such a game are available in polynomial time
     (``method="product"``), with no coalition enumeration.

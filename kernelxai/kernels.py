@@ -135,7 +135,7 @@ class ProductKernel(Kernel):
         """Gram matrix of the coalition ``subset`` (default all features).
 
         ``subset`` is a boolean mask of length d or a list of feature indices;
-        the empty coalition gives a matrix of ones (K_empty in MATH.md).
+        the empty coalition gives a matrix of ones (K_empty).
         """
         A, B = self._check_pair(A, B)
         feats = self._features(A.shape[1], self._subset_indices(subset, A.shape[1]))

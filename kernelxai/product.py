@@ -1,4 +1,4 @@
-"""Exact Shapley values of product games in polynomial time (MATH.md §3).
+"""Exact Shapley values of product games in polynomial time.
 
 For a multiplicative game g(S) = prod_{l in S} a_l prod_{l not in S} c_l the
 Shapley weight is a Beta integral, mu(q) = int_0^1 t^q (1-t)^(d-1-q) dt, so
@@ -25,7 +25,7 @@ Three routes compute the same numbers and are registered as estimators of
 ``"newton"``
     PKeX-Shapley Alg. 1 (Theorem 3): e_q(Z_{-j}) by Newton's identities from
     power sums. O(R d^3); the alternating sums cancel catastrophically, and
-    the values lose all accuracy around d ~ 50-70 (MATH.md §3).
+    the values lose all accuracy around d ~ 50-70.
 
 The paper's routes are written for the functional baseline game (c = 1). For a
 general product game they are homogenised: h_q = sum_{|S| = q} prod_S a
@@ -115,7 +115,7 @@ def gauss_legendre_01(q):
 
     Nodes from numpy's ``leggauss`` carry relative errors of 1e-13 to 1e-11
     for tens to hundreds of nodes, which shows in Shapley values when kernel
-    values are small (MATH.md §3). Here they are refined by Newton's method on
+    values are small. Here they are refined by Newton's method on
     P_q(cos theta) in extended precision, and both t and 1 - t are returned,
     each computed without cancellation (t = cos^2(theta/2), 1-t = sin^2(theta/2)).
 
@@ -179,7 +179,7 @@ def _prefix_suffix(G, axis):
 # the three routes: psi[m, j] for terms m, so that phi_j = sum_m w_m (a_mj - c_mj) psi[m, j]
 # --------------------------------------------------------------------------- #
 def _psi_quadrature(a, c, d):
-    """psi_j = int_0^1 prod_{l != j} (t a_l + (1-t) c_l) dt by Gauss-Legendre (MATH.md §3).
+    """psi_j = int_0^1 prod_{l != j} (t a_l + (1-t) c_l) dt by Gauss-Legendre.
 
     a, c : (M, d); c None means all ones. The factors of all nodes come from one
     contraction of (M, d, 2) with (2, q); the leave-one-out product is the
@@ -351,7 +351,7 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
     game : ProductGame
     route : {"quadrature", "stable", "newton"}
         How psi_j = sum_q mu(q) e_q(Z_{-j}) is computed (see the module
-        docstring): the Beta-integral quadrature (MATH.md §3), PKeX-Shapley
+        docstring): the Beta-integral quadrature (module docstring), PKeX-Shapley
         Alg. 2 (coefficient recursion) or Alg. 1 (Newton's identities).
     max_elements : int
         Size (float64 numbers) of the term blocks requested from the game.

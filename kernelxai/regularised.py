@@ -1,6 +1,6 @@
 """The Shapley regulariser: kernel models that learn with a penalty on chosen features' Shapley values.
 
-RKHS-SHAP §4, Prop. 7 (MATH.md §2). With f = sum_i alpha_i k(., x_i) + b and
+RKHS-SHAP §4, Prop. 7. With f = sum_i alpha_i k(., x_i) + b and
 the representer matrix R_A of feature A at the training points (the Shapley
 values of A are R_A alpha, :mod:`kernelxai.functionals`), the estimators here
 minimise

@@ -216,7 +216,7 @@ def _kernel(game, rng, *, n_coalitions=None, paired=True, bootstrap=None, level=
     resample; ``stderr`` is the bootstrap standard deviation and
     ``lower``/``upper`` the percentile interval at ``level``. A regression
     estimate is not a mean of i.i.d. unbiased terms, so no t-interval is
-    offered for it (MATH.md §5). With all coalitions enumerated the values
+    offered for it (see kernelxai.uncertainty). With all coalitions enumerated the values
     are exact and the intervals have zero width.
     """
     d = game.n_players

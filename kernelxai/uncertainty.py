@@ -1,4 +1,4 @@
-"""How uncertain is an explanation? Three answers (thesis ch. 2.3; MATH.md §5).
+"""How uncertain is an explanation? Three answers (thesis ch. 2.3).
 
 * **Sampling uncertainty** -- :func:`single_reference` (Merrick & Taly 2020):
   the attribution against a background is the mean of the attributions of
@@ -525,7 +525,7 @@ class ShapleyResiduals:
 
 
 def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS):
-    """Shapley values and Shapley residuals of a game (Kumar et al. 2020; MATH.md §5).
+    """Shapley values and Shapley residuals of a game (Kumar et al. 2020).
 
     View the game as a function v on the vertices of the hypercube {0,1}^d,
     with gradient D (edge S -> S+j carries v(S+j) - v(S)) and partial gradient
@@ -637,7 +637,7 @@ def bayes_linear_posterior(Z, y, weights=None, prior_precision=None, *, constrai
     """Conjugate posterior of y | Z, phi, sigma^2 ~ N(Z phi, sigma^2 / w) (Slack et al. 2020; thesis §2.3.3).
 
     Prior phi | sigma^2 ~ N(0, sigma^2 Lambda0^{-1}) and
-    sigma^2 ~ scaled-Inv-chi^2(n0, s0^2). Posterior (MATH.md §5):
+    sigma^2 ~ scaled-Inv-chi^2(n0, s0^2). Posterior (conjugate update):
 
         V = (Z^T W Z + Lambda0)^{-1},  phi-hat = V Z^T W y,
         s^2 = [n0 s0^2 + (y - Z phi-hat)^T W (y - Z phi-hat) + phi-hat^T Lambda0 phi-hat] / (n0 + N),
@@ -867,7 +867,7 @@ def _bayes_shap(game, rng, *, n_samples=None, level=0.95, focused=False, target_
 
 def bayes_shap(game, n_samples=None, level=0.95, seed=None, focused=False, target_width=None,
                **options):
-    """Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020; MATH.md §5).
+    """Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020).
 
     Coalitions z are drawn from the game's Shapley kernel (sizes with
     probability proportional to (d-1)/(s(d-s)), then uniformly; the empty and

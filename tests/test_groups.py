@@ -1,4 +1,4 @@
-"""Group Shapley (lecture, "Group Shapley"; MATH.md §6): groups of features as players.
+"""Group Shapley (lecture, "Group Shapley"): groups of features as players.
 
 * On product games the grouped game keeps its product structure, so the
   polynomial-time route, exact enumeration and the textbook formula on worths

@@ -56,7 +56,7 @@ def test_runtime_notebook():
     assert res["agreement_max"] < 1e-10
     assert set(res["timing"]) == {"quadrature", "stable (Alg. 2)", "brute force"}   # timings reported, not asserted
     assert res["newton_error"]["10"] < 1e-10
-    assert res["newton_error"]["70"] > 1e-3          # Alg. 1 breaks down (MATH.md §3)
+    assert res["newton_error"]["70"] > 1e-3          # Alg. 1 breaks down (Newton's identities)
     assert max(res["stable_error"].values()) < 1e-12
     overflow = res["overflow"]["1100"]
     assert not overflow["Alg. 2 finite"] and overflow["shapley_values refuses Alg. 2"]

@@ -109,3 +109,24 @@ def test_binder_would_build():
     assert "python=3.11" in out
     assert '--file "binder/environment.yml"' in out
     assert "./binder/postBuild" in out
+
+
+def test_nothing_points_outside_the_repository():
+    """Users' clones have no design notes: code, notebooks and docs must stand alone."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if not tracked:
+        import pytest
+
+        pytest.skip("not a git checkout")
+    offenders = []
+    for name in tracked:
+        path = ROOT / name
+        if path.suffix not in {".py", ".md", ".ipynb", ".toml", ".yml", ".cfg", ""} or not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        for marker in ("MATH.md", "NOTEBOOKS.md", "ARCHITECTURE.md", "../shared"):
+            if marker in text and name != "tests/test_packaging.py":
+                offenders.append(f"{name}: {marker}")
+    assert not offenders, "references to files users do not have:\n" + "\n".join(offenders)

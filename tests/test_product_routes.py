@@ -196,7 +196,7 @@ def test_exact_shapley_weights():
 
 # --------------------------------------------------------------------------- where the paper's routes fail
 def test_newton_identities_lose_accuracy_as_d_grows():
-    """MATH.md §3: Alg. 1 degrades with d (gamma = 1/d); Alg. 2 and the quadrature agree."""
+    """PKeX Alg. 1 degrades with d (gamma = 1/d); Alg. 2 and the quadrature agree."""
     errors = {}
     for d in (20, 50, 70):
         rng = np.random.default_rng(d)

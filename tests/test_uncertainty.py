@@ -1,7 +1,7 @@
 """Uncertainty of Shapley explanations: single-reference games, Shapley residuals,
-Bayesian SHAP and bootstrap intervals for KernelSHAP (MATH.md §5).
+Bayesian SHAP and bootstrap intervals for KernelSHAP.
 
-Truth comes from the oracles of MATH.md §5, textbook formulas written out here,
+Truth comes from closed-form oracles, textbook formulas written out here,
 a direct sparse least-squares solve of the residual problem, closed-form
 conjugate updates, and coverage over repeated seeds.
 """

@@ -2,7 +2,7 @@
 
 * :func:`banana` -- the Banana distribution B(1/b, v) of Exp. 1 and 2 (supplement
   E.1) and its regression function, with the exact ground-truth Shapley values
-  :func:`banana_shapley` (MATH.md §4).
+  :func:`banana_shapley`.
 * :func:`correlated_gaussian` -- the Gaussian design of Exp. 3 and 4 (covariate
   shift and fairness): d = 5, unit variances, corr(X4, X5) = 0.9,
   y = x'beta with beta = (1, 2, 3, 4, 10); :func:`shift_feature` adds the
@@ -89,7 +89,7 @@ def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elemen
     ``order`` nodes per panel, over s in [0, max(9, s* + 1 + min(10 b / v, 9))]
     with s* = sqrt(1 + b max(x2) / v).
     Weights are combined in log space (no underflow).
-    (MATH.md §4: the paper replaces this by x2, which is accurate only when
+    (The paper replaces this by x2, which is accurate only when
     Var U = 2 v^2 / b^2 is large.)
 
     Returns
@@ -127,7 +127,7 @@ def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elemen
 
 
 def banana_shapley(X, b, v=10.0, kind="interventional"):
-    """Ground-truth Shapley values of f on the Banana distribution (MATH.md §4).
+    """Ground-truth Shapley values of f on the Banana distribution.
 
     With U = (x1^2 - v)/b:
 

@@ -1,6 +1,6 @@
 """Interventional Shapley values of kernel models via kernel mean embeddings.
 
-RKHS-SHAP Prop. 3 (MATH.md §2): for f(x) = sum_i alpha_i k(x, x_i) + b with a
+RKHS-SHAP Prop. 3: for f(x) = sum_i alpha_i k(x, x_i) + b with a
 product kernel and a background sample b_1..b_m,
 
     nu_I(x, S) = sum_i alpha_i K_S(x, x_i) mu_{S^c}(x_i) + b,
@@ -9,7 +9,7 @@ product kernel and a background sample b_1..b_m,
 which is exactly the model-agnostic interventional game
 (1/m) sum_b f(x_S, b_{S^c}) -- no approximation, only a cheaper route.
 
-The game is also a :class:`~kernelxai.games.ProductGame` (MATH.md §3): one
+The game is also a :class:`~kernelxai.games.ProductGame` (:mod:`kernelxai.product`): one
 multiplicative term per training point i and background point b, with
 a_l = k_l(x_l, x_il), c_l = k_l(b_l, x_il) and weight alpha_i / m, plus the
 intercept as a constant term. So ``method="product"`` gives the exact Shapley

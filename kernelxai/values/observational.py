@@ -1,6 +1,6 @@
 """Observational Shapley values of kernel models via conditional mean embeddings.
 
-RKHS-SHAP Prop. 3 (MATH.md §2). With the model f(x) = sum_i alpha_i k(x, x_i) + b
+RKHS-SHAP Prop. 3. With the model f(x) = sum_i alpha_i k(x, x_i) + b
 (training points x_i, i = 1..n) and a sample B = b_1..b_m to fit the
 conditional mean embedding on (the training inputs by default, as in the paper),
 the product-kernel estimator of E[f(X) | X_S = x_S] is

@@ -34,7 +34,7 @@ paper = False            # no paper experiment here (see 20-24); paper mode expl
 seed = 0
 results_path = "results/03-pkex-shapley.json"
 n_explain = 100          # diabetes points explained
-d_reference = 200        # features of the high-precision check (as in MATH.md)
+d_reference = 200        # features of the high-precision check
 n_reference_terms = 3    # training points of the high-precision check (mpmath is slow)
 
 # %%

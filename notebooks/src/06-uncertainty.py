@@ -13,7 +13,7 @@
 #
 # We use one kernel model throughout — kernel ridge regression on scikit-learn's
 # diabetes data, explained with the interventional value function (RKHS-SHAP) — plus
-# the small closed-form games of the thesis and MATH.md, whose answers are known.
+# small closed-form games whose answers are known by hand.
 #
 # *Sizes.* None of these papers fixes a setting for this notebook; the default uses
 # 200 repetitions for every coverage estimate and a 100-point background, `paper=True`
@@ -61,7 +61,7 @@ started = time.perf_counter()
 # over references $r \in B$, of the Shapley values of the **single-reference game**
 # $v_{x,r}(S) = f(x_S, r_{S^c}) - f(r)$ (Merrick & Taly 2020). Each reference gives an
 # exact attribution; their spread gives a standard error $\mathrm{sd}/\sqrt K$ and a
-# t-interval. The example of MATH.md: $f = x_1 + 2x_2x_3$ at $x = (1,1,1)$ with five references.
+# t-interval. A closed-form example: $f = x_1 + 2x_2x_3$ at $x = (1,1,1)$ with five references.
 
 # %%
 f_toy = lambda X: X[:, 0] + 2 * X[:, 1] * X[:, 2]   # noqa: E731
@@ -77,9 +77,9 @@ results["single_reference_oracle"] = {"mean": toy.values, "sd": toy.stderr * np.
 per_ref.round(4)
 
 # %% [markdown]
-# Means (0.5, 1.6, 1.6) and standard deviations (1.118, 1.817, 2.702), as MATH.md
-# says. Five references are few: the intervals are wide, and the t quantile with 4
-# degrees of freedom (2.78) is much larger than 1.96. A single reference would give no
+# Means (0.5, 1.6, 1.6) and standard deviations (1.118, 1.817, 2.702), as a hand
+# calculation gives. Five references are few: the intervals are wide, and the t
+# quantile with 4 degrees of freedom (2.78) is much larger than 1.96. A single reference would give no
 # interval at all — `single_reference` refuses it instead of returning NaN.
 #
 # ### The kernel model
@@ -323,7 +323,7 @@ summary_res.round(3)
 # with the conjugate prior $\phi\mid\sigma^2 \sim \mathcal N(0, \sigma^2\Lambda_0^{-1})$,
 # $\sigma^2 \sim$ scaled-Inv-$\chi^2$. The posterior is closed-form and each $\phi_j$ has a
 # Student-t marginal. kernelxai's version differs from the reference code where that
-# code has known problems (MATH.md §5): coalitions are drawn from the game's own
+# code has known problems: coalitions are drawn from the game's own
 # Shapley kernel (so they enter with equal weight), the efficiency constraint
 # $\sum\phi = v(D) - v(\emptyset)$ is imposed exactly, the t quantile follows `level`,
 # and the prior precision is the *expected information of one kernel-drawn coalition*
