@@ -130,3 +130,21 @@ def test_nothing_points_outside_the_repository():
             if marker in text and name != "tests/test_packaging.py":
                 offenders.append(f"{name}: {marker}")
     assert not offenders, "references to files users do not have:\n" + "\n".join(offenders)
+
+
+def test_readme_code_example_runs():
+    """The 'In code' example of the README runs as written and its comment about taxi holds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    block = re.search(r"## In code\n\n```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert block, "README has no 'In code' python block"
+    namespace = {}
+    exec(compile(block.group(1), "README.md", "exec"), namespace)
+    plt.close("all")
+    taxi_values = namespace["kx"].shapley_values(namespace["taxi"]).values
+    np.testing.assert_allclose(taxi_values.ravel(), [2.0, 5.0, 35.0])
+    assert namespace["expl"].values.shape == (50, 10)
