@@ -10,17 +10,36 @@ estimator -> Explanation -> plots / widgets / notebooks.
 array([ 2.,  5., 35.])
 """
 
+from ._config import config_context, get_config, set_config
 from .explanation import Explanation
 from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
-from .shapley import available_methods, shapley_values
-from . import games, kernels, models, plots, product, shapley, values, widgets  # noqa: F401
+from .shapley import available_methods, estimate_cost, shapley_values
+from . import estimators, games, kernels, models, product, shapley, values  # noqa: F401
 from .explain import explain
-from . import regression, uncertainty  # noqa: F401  (uncertainty registers method="bayes_shap")
+from . import regression, uncertainty  # noqa: F401
 from .regression import explain_r2
 from . import discrepancy  # noqa: F401
 from .discrepancy import explain_hsic, explain_mmd
 from .reporting import save_results
-from . import functionals  # noqa: F401  (Shapley functionals, RKHS-SHAP §3.1, §4)
+from . import functionals, regularised  # noqa: F401  (Shapley functionals, RKHS-SHAP §3.1, §4)
+
+#: submodules imported on first use (they pull in matplotlib / ipywidgets)
+_LAZY = ("plots", "widgets", "datasets")
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'kernelxai' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 
@@ -36,6 +55,12 @@ __all__ = [
     "explain_mmd",
     "explain_hsic",
     "available_methods",
+    "estimate_cost",
+    "config_context",
+    "get_config",
+    "set_config",
+    "estimators",
+    "regularised",
     "save_results",
     "games",
     "kernels",

@@ -25,6 +25,61 @@ def check_rng(seed) -> np.random.Generator:
     )
 
 
+def _holds_complex(arr):
+    """True if ``arr`` is a complex array or an object array holding a complex number."""
+    if arr.dtype.kind == "c":
+        return True
+    if arr.dtype.kind == "O":
+        return any(isinstance(v, (complex, np.complexfloating)) for v in arr.flat)
+    return False
+
+
+def as_real_array(x, name):
+    """``np.asarray(x, dtype=float)`` for user input, refusing complex numbers.
+
+    numpy casts complex to float by dropping the imaginary part (with only a
+    ``ComplexWarning``); an explanation of the real part of a complex model or
+    data set would be silently wrong, so complex input is an error.
+
+    Parameters
+    ----------
+    x : array-like, DataFrame or scalar
+    name : str
+        The argument's name, used in error messages.
+
+    Returns
+    -------
+    ndarray of float64 (no copy when ``x`` already is one)
+
+    Raises
+    ------
+    ValueError
+        If ``x`` holds complex numbers or cannot be read as numbers.
+
+    Examples
+    --------
+    >>> as_real_array([1, 2], "y")
+    array([1., 2.])
+    >>> as_real_array([1 + 2j], "y")
+    Traceback (most recent call last):
+    ...
+    ValueError: y has complex values; kernelxai works with real numbers (pass x.real if the imaginary parts are meant to be 0)
+    """
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric; could not convert it to float ({exc})") from None
+    if _holds_complex(arr):
+        raise ValueError(
+            f"{name} has complex values; kernelxai works with real numbers "
+            "(pass x.real if the imaginary parts are meant to be 0)"
+        )
+    try:
+        return arr.astype(float, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric; could not convert it to float ({exc})") from None
+
+
 def feature_names_of(X):
     """Column names of a pandas DataFrame (as strings), else None."""
     columns = getattr(X, "columns", None)
@@ -50,10 +105,7 @@ def check_matrix(X, name="X", *, n_features=None, min_rows=1, allow_1d=False):
     """
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array of shape (n_samples, n_features)")
-    try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric; could not convert it to float ({exc})") from None
+    arr = as_real_array(X, name)
     if arr.ndim == 1 and allow_1d:
         arr = arr[None, :]
     if arr.ndim != 2:

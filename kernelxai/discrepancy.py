@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_matrix, check_positive_int, check_rng, feature_names_of
+from ._validation import (as_real_array, check_matrix, check_positive_int, check_rng,
+                          feature_names_of)
 from .explanation import Explanation
 from .kernels import RBF, Categorical, Kernel, median_heuristic
 from .shapley import shapley_values
-from .values.functional import UnitAbsentGame
+from .games import UnitAbsentGame
 
 __all__ = ["explain_mmd", "explain_hsic", "MMDGame", "HSICGame", "mmd_permutation_test",
            "hsic_permutation_test"]
@@ -279,10 +280,13 @@ def _is_labels(Y):
 
 
 def _kind_is_label(dtype):
-    """Anything but floating point (integers, booleans, strings, objects, categories)."""
-    from pandas.api.types import is_float_dtype
+    """Anything but floating point (integers, booleans, strings, objects, categories).
 
-    return not is_float_dtype(dtype)
+    Complex numbers are not labels: they go the numeric way, which refuses them.
+    """
+    from pandas.api.types import is_complex_dtype, is_float_dtype
+
+    return not (is_float_dtype(dtype) or is_complex_dtype(dtype))
 
 
 def _encode_labels(Y):
@@ -319,8 +323,7 @@ def _prepare_target(Y, n, kernel_y):
     if labels:
         Ym = _encode_labels(Y)
     else:
-        Ym = check_matrix(np.asarray(Y, dtype=float).reshape(n, -1) if np.ndim(Y) == 1 else Y,
-                          "Y")
+        Ym = check_matrix(as_real_array(Y, "Y").reshape(n, -1) if np.ndim(Y) == 1 else Y, "Y")
     dy = Ym.shape[1]
     if names is None:
         names = [str(series_name)] if (series_name is not None and dy == 1) else \

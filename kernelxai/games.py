@@ -26,6 +26,7 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.special import comb, gammaln
 
+from ._config import working_elements
 from ._validation import check_positive_int, check_rng
 
 __all__ = [
@@ -232,6 +233,21 @@ class Game:
     def is_vectorised(self):
         return self.n_instances is not None
 
+    # -- cost model ------------------------------------------------------------
+    def evaluation_flops(self, n_coalitions):
+        """Estimated floating-point operations of evaluating ``n_coalitions`` coalitions.
+
+        Used by the estimators' cost models (``method="auto"``, progress bars,
+        the ``max_cost`` ceiling). The default assumes a cheap game (a few
+        operations per coalition, player and instance); games whose worths
+        are expensive (model calls, linear solves) override it.
+        """
+        return 4.0 * float(n_coalitions) * (self.n_instances or 1) * self.n_players
+
+    def cost_advice(self):
+        """Ways to make this game cheaper to explain (sentences for error messages)."""
+        return []
+
     def grouped(self, groups, names=None):
         """The game in which each group of players acts as one player."""
         return GroupedGame(self, groups, names=names)
@@ -407,6 +423,12 @@ class GroupedGame(Game):
     def _evaluate(self, coalitions):
         return self.game(coalitions.astype(np.int64) @ self._membership.astype(np.int64) > 0)
 
+    def evaluation_flops(self, n_coalitions):
+        return self.game.evaluation_flops(n_coalitions)
+
+    def cost_advice(self):
+        return self.game.cost_advice()
+
 
 class ProductGame(Game):
     """A weighted sum of multiplicative games, one sum per instance.
@@ -461,6 +483,16 @@ class ProductGame(Game):
         super().__init__(n_players, player_names, n_instances, data, meta)
         self._a, self._c, self._w = a, c, weights
 
+    def n_terms(self):
+        """Multiplicative terms per instance (None if unknown); the product routes cost O(terms d^2)."""
+        return None if self._a is None else int(self._a.shape[1])
+
+    def evaluation_flops(self, n_coalitions):
+        terms = self.n_terms()
+        if terms is None:
+            return super().evaluation_flops(n_coalitions)
+        return 2.0 * float(n_coalitions) * (self.n_instances or 1) * terms * self.n_players
+
     def iter_terms(self, max_elements=2**22):
         """Yield ``(rows, w, a, c)`` blocks covering all terms of all instances.
 
@@ -498,6 +530,15 @@ class _GroupedProductGame(ProductGame):
                          player_names=template.player_names, data=None, meta=game.meta)
         self.game, self.groups = game, template.groups
 
+    def n_terms(self):
+        return self.game.n_terms()
+
+    def evaluation_flops(self, n_coalitions):
+        return self.game.evaluation_flops(n_coalitions)
+
+    def cost_advice(self):
+        return self.game.cost_advice()
+
     def iter_terms(self, max_elements=2**22):
         for rows, w, a, c in self.game.iter_terms(max_elements):
             ga = np.stack([a[..., g].prod(axis=-1) for g in self.groups], axis=-1)
@@ -505,10 +546,120 @@ class _GroupedProductGame(ProductGame):
             yield rows, w, ga, gc
 
 
+def unit_product_worths(coalitions, blocks, n_instances, max_elements=None):
+    """Worths sum_r w_r prod_{l in S} a_rl of product games whose absent factors are 1.
+
+    Evaluated as exp(Z log a) by one matrix product per block (a zero factor
+    is tracked separately, so exact zeros stay exact), which is what makes
+    sampling estimators affordable on these games.
+
+    Parameters
+    ----------
+    coalitions : bool array (m, d)
+    blocks : iterable of (rows, w, a)
+        ``rows`` a slice of instances, ``w`` (K or 1, R), ``a`` (K or 1, R, d)
+        with K = the number of instances in ``rows`` (or 1: the same terms for
+        all of them).
+    n_instances : int
+
+    Returns
+    -------
+    ndarray (m, n_instances)
+    """
+    if max_elements is None:
+        max_elements = working_elements(8)
+    Z = np.asarray(coalitions, dtype=float)
+    m = len(Z)
+    out = np.zeros((m, n_instances))
+    for rows, w, a in blocks:
+        a = np.asarray(a, dtype=float)
+        w = np.broadcast_to(np.asarray(w, dtype=float), a.shape[:2])
+        K, R = a.shape[:2]
+        if np.any(a < 0):
+            raise ValueError("unit_product_worths needs non-negative factors (kernel values)")
+        positive = a > 0
+        has_zero = not positive.all()
+        log_a = np.log(np.where(positive, a, 1.0)).transpose(0, 2, 1)   # (K, d, R)
+        zeros = (~positive).astype(float).transpose(0, 2, 1) if has_zero else None
+        step = max(1, max_elements // max(1, K * R))
+        for lo in range(0, m, step):
+            z = Z[lo:lo + step]
+            prod = np.exp(np.matmul(z, log_a))                                # (K, m_c, R)
+            if has_zero:
+                prod[np.matmul(z, zeros) > 0] = 0.0
+            # (m_c, K); K = 1 broadcasts over the instances in rows
+            out[lo:lo + step, rows] += np.einsum("kmr,kr->mk", prod, w)
+    return out
+
+
+class UnitAbsentGame(ProductGame):
+    """A :class:`ProductGame` whose absent factors are all 1 (c = 1).
+
+    Subclasses only generate terms; worths come from :func:`unit_product_worths`
+    (one matrix product per block), and grouping keeps both the product
+    structure and the fast worths. The grouped game has no ``data`` (explained
+    points have one column per feature, not per group).
+    """
+
+    def _evaluate(self, coalitions):
+        return _unit_worths(self, coalitions)
+
+    def evaluation_flops(self, n_coalitions):
+        terms = self.n_terms()
+        if terms is None:
+            return Game.evaluation_flops(self, n_coalitions)
+        # exp(Z log a): a matrix product and one exponential per term
+        return float(n_coalitions) * (self.n_instances or 1) * terms * (2.0 * self.n_players + 20.0)
+
+    def grouped(self, groups, names=None):
+        return _GroupedUnitGame(self, groups, names)
+
+
+def _unit_worths(game, coalitions):
+    blocks = ((rows, w, a) for rows, w, a, _ in game.iter_terms())
+    return unit_product_worths(coalitions, blocks, game.n_instances)
+
+
+class _GroupedUnitGame(_GroupedProductGame):
+    """A grouped product game whose absent factors are all 1: fast worths by exp(Z log a)."""
+
+    def _evaluate(self, coalitions):
+        return _unit_worths(self, coalitions)
+
+
+
+# --------------------------------------------------------------------------- #
+# abilities other modules ask for (declared by the game classes, never probed)
+# --------------------------------------------------------------------------- #
+class LinearInCoefficients:
+    """Ability: worths linear in a kernel model's coefficients, v(S)(x_a) = (M_S alpha)[a] + b.
+
+    Games of kernel models that declare it provide
+    :meth:`coefficient_matrices`; Shapley functionals (representer matrices)
+    and the Shapley regulariser are built from them.
+    """
+
+    def coefficient_matrices(self, coalitions, weights=None):  # pragma: no cover - abstract
+        """M_S for each coalition (or weighted sums of them): (c or q, n_x, n_train)."""
+        raise NotImplementedError
+
+
+class HasUnitGames:
+    """Ability: the games of the unit models k(., x_i) form one ProductGame.
+
+    Their Shapley values are the representer entries, in polynomial time.
+    """
+
+    def unit_game(self):  # pragma: no cover - abstract
+        """A ProductGame with n_train * n_x instances, instance i * n_x + a for unit model i at x_a."""
+        raise NotImplementedError
+
+
 def tabulate(game: Game):
     """Worths of every coalition, indexed by bitmask: shape (2**d,) or (2**d, n)."""
     return game(all_coalitions(game.n_players))
 
 
-__all__ += ["tabulate"]
+__all__ += ["tabulate", "UnitAbsentGame", "unit_product_worths", "LinearInCoefficients",
+            "HasUnitGames"]
 

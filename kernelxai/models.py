@@ -21,7 +21,7 @@ from scipy import linalg as sla
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
+from ._threads import single_threaded_blas
 
 from ._linalg import cholesky_jitter
 from ._validation import check_matrix, feature_names_of
@@ -367,7 +367,7 @@ def _fit_logistic(K, t, lam, max_iter=100, tol=1e-8):
     is accepted only if the objective decreases (backtracking).
     """
     if len(t) < 1500:  # many small dense solves: threaded BLAS only adds synchronisation
-        with threadpool_limits(limits=1):
+        with single_threaded_blas():
             return _newton_logistic(K, t, lam, max_iter, tol)
     return _newton_logistic(K, t, lam, max_iter, tol)
 
@@ -558,4 +558,11 @@ def _parse_gp_kernel(k, d):
     fail()
 
 
-from .regularised import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge  # noqa: E402,F401
+def __getattr__(name):
+    # The Shapley-regularised estimators live in kernelxai.regularised (which builds on this
+    # module); importing them from here still works, without an import cycle.
+    if name in ("ShapleyRegularisedKernelRidge", "ShapleyRegularisedKernelLogisticRegression"):
+        from . import regularised
+
+        return getattr(regularised, name)
+    raise AttributeError(f"module 'kernelxai.models' has no attribute {name!r}")

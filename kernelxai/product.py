@@ -48,11 +48,14 @@ from functools import lru_cache
 import numpy as np
 from tqdm.auto import tqdm
 
+from scipy.special import gammaln
+
+from ._config import progress_enabled, working_elements
 from ._validation import check_choice, check_positive_int
 from .games import ProductGame
 
 __all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
-           "shapley_weights_exact", "reference_shapley", "ROUTES"]
+           "shapley_weights_exact", "reference_shapley", "ROUTES", "PrecisionError"]
 
 #: The routes of :func:`product_shapley`, by name.
 ROUTES = ("quadrature", "stable", "newton")
@@ -60,6 +63,14 @@ ROUTES = ("quadrature", "stable", "newton")
 # ``np.longdouble`` is the 80-bit x87 format on x86-64 Linux (64-bit mantissa);
 # where it is plain double the refinement below still converges, to ~1e-16.
 _LD = np.longdouble
+
+class PrecisionError(FloatingPointError):
+    """A route's own error bound says its result would not be accurate."""
+
+
+#: Largest relative error bound the paper's routes may return (``tolerance``).
+DEFAULT_TOLERANCE = 1e-8
+
 
 #: Default working set of one task (float64 elements), chosen to stay in cache.
 _WORK_ELEMENTS = 2**17
@@ -202,7 +213,7 @@ def _psi_quadrature(a, c, d):
     if bad.any():  # a factor is zero (a_l = c_l = 0) or the product overflowed
         G = np.einsum("mdk,kq->mdq", ac[bad], ts)
         psi[bad] = np.einsum("mdq,q->md", _prefix_suffix(G, axis=1), omega)
-    return psi
+    return psi, np.zeros(a.shape[0])
 
 
 def _psi_stable(a, c, d):
@@ -251,34 +262,59 @@ def _psi_newton(a, c, d):
     psi_j = sum_q mu(q) e_q(Z_{-j}). With absent factors c != 1 the identities
     run on z = a / c and psi_j carries prod_{l != j} c_l. The alternating sum
     is what makes this route lose accuracy as d grows.
+
+    The same recursion with every sign made positive and |z| in place of z,
+    A_q = (1/q) sum_r A_{q-r} sum_l |z_l|^r, bounds how far rounding errors
+    can be amplified (A_q is the complete homogeneous polynomial of |z|): the
+    error of psi_j is below ~ 4 d eps sum_q mu(q) A_q. The bound, relative to
+    sum_q mu(q) |e_q|, is returned with psi; :func:`product_shapley` refuses
+    results whose bound exceeds its tolerance.
     """
     M = a.shape[0]
     if c is not None and np.any(c == 0):
         raise ValueError(
             "method='newton' (PKeX Alg. 1) works with the ratios a/c of present to absent "
-            "factors and this game has absent factors equal to 0; use method='stable' or "
-            "'quadrature'"
+            "factors and this game has absent factors equal to 0; use method='product' (the "
+            "quadrature) or 'stable'"
         )
     z = a if c is None else a / c
     if d == 1:
-        return np.ones((M, 1))
+        return np.ones((M, 1)), np.zeros(M)
     power = np.ones_like(z)
+    abs_power = np.ones_like(z)
     signed = np.empty((d - 1, M, d))  # (-1)^(r-1) p_r(Z_{-j}), r = 1..d-1
+    plain = np.empty((d - 1, M, d))   # sum_{l != j} |z_l|^r
     with np.errstate(over="ignore", invalid="ignore"):
         for r in range(1, d):
             power = power * z
-            excl = np.zeros_like(power)
-            excl[:, 1:] += np.cumsum(power[:, :-1], axis=1)
-            excl[:, :-1] += np.cumsum(power[:, :0:-1], axis=1)[:, ::-1]
-            signed[r - 1] = excl if r % 2 else -excl
+            abs_power = abs_power * np.abs(z)
+            signed[r - 1] = _exclusive_sum(power)
+            plain[r - 1] = _exclusive_sum(abs_power)
+            if r % 2 == 0:
+                signed[r - 1] *= -1
         E = np.empty((d, M, d))
-        E[0] = 1.0
+        A = np.empty((d, M, d))
+        E[0] = A[0] = 1.0
         for q in range(1, d):
             E[q] = np.einsum("rmj,rmj->mj", E[q - 1::-1], signed[:q]) / q
-        psi = np.einsum("qmj,q->mj", E, shapley_weights_exact(d))
+            A[q] = np.einsum("rmj,rmj->mj", A[q - 1::-1], plain[:q]) / q
+        mu = shapley_weights_exact(d)
+        psi = np.einsum("qmj,q->mj", E, mu)
+        scale = np.einsum("qmj,q->mj", np.abs(E), mu)
+        bound = 4 * d * np.finfo(float).eps * np.einsum("qmj,q->mj", A, mu)
+        rel = np.where(scale > 0, bound / np.where(scale > 0, scale, 1.0), 0.0)
+        rel = np.where(np.isfinite(rel), rel, np.inf).max(axis=1)
     if c is not None:
         psi = psi * _prefix_suffix(c, axis=1)
-    return psi
+    return psi, rel
+
+
+def _exclusive_sum(P):
+    """sum_{l != j} P[:, l] for every j, by exclusive prefix + suffix sums (no subtraction)."""
+    out = np.zeros_like(P)
+    out[:, 1:] += np.cumsum(P[:, :-1], axis=1)
+    out[:, :-1] += np.cumsum(P[:, :0:-1], axis=1)[:, ::-1]
+    return out
 
 
 _PSI = {"quadrature": _psi_quadrature, "stable": _psi_stable, "newton": _psi_newton}
@@ -342,8 +378,9 @@ def _default_jobs():
         return max(1, os.cpu_count() or 1)
 
 
-def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None,
-                    progress=None, work_elements=_WORK_ELEMENTS):
+def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
+                    progress=None, work_elements=_WORK_ELEMENTS, tolerance=DEFAULT_TOLERANCE,
+                    return_bound=False):
     """Exact Shapley values and v(empty) of a :class:`ProductGame`.
 
     Parameters
@@ -365,13 +402,24 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
         Show a tqdm bar over terms.
     work_elements : int
         Working-set size of one task; the default keeps it in cache.
+    tolerance : float or None
+        The paper's routes bound their own rounding error (see
+        :func:`_psi_newton`, :func:`_psi_stable`); when the bound, relative
+        to the result, exceeds ``tolerance`` a :class:`PrecisionError` is
+        raised with advice, and ``"stable"`` refuses up front where its
+        coefficients would overflow. ``None`` returns whatever the route
+        computes (for showing how the routes fail).
+    return_bound : bool
+        Also return the largest relative error bound over all terms.
 
     Returns
     -------
     values : ndarray (n_instances, d)
-        May hold inf/NaN where a route overflows (``"stable"`` at d >~ 1030)
-        -- :func:`kernelxai.shapley_values` turns that into an error.
+        With ``tolerance=None`` may hold inf/NaN where a route overflows
+        (``"stable"`` at d >~ 1030).
     base_values : ndarray (n_instances,)
+    bound : float
+        Only with ``return_bound=True``.
 
     Notes
     -----
@@ -387,11 +435,15 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
     check_choice(route, "route", ROUTES)
     d, n = game.n_players, game.n_instances or 1
     n_jobs = _default_jobs() if n_jobs is None else check_positive_int(n_jobs, "n_jobs")
+    if max_elements is None:
+        max_elements = working_elements(8)
     psi_of = _PSI[route]
     tasks = _tasks(game, route, max_elements, work_elements)
     lock = threading.Lock()
     failed = threading.Event()
-    bar = tqdm(desc=f"product Shapley ({route})", unit="term", disable=not progress, leave=False)
+    show = progress_enabled(progress)
+    bar = tqdm(desc=f"product Shapley ({route})", unit="term", disable=not show, leave=False)
+    worst = [0.0]
 
     def work():
         phi = np.zeros((n, d))
@@ -403,7 +455,15 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
                 break
             rows, per_instance, starts, w, a, c = task
             try:
-                psi = psi_of(a, c, d)
+                if route == "stable" and tolerance is not None:
+                    _check_stable_range(a, c, d)
+                psi, rel = psi_of(a, c, d)
+                if len(rel):
+                    top = float(np.max(rel))
+                    with lock:
+                        worst[0] = max(worst[0], top)
+                    if tolerance is not None and not top <= tolerance:
+                        raise PrecisionError(_precision_message(route, top, tolerance, d))
             except BaseException:
                 failed.set()
                 raise
@@ -416,7 +476,7 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
             else:
                 phi[rows] += contrib.sum(axis=0)
                 base[rows] += (w * prod_c).sum()
-            if progress:
+            if show:
                 with lock:
                     bar.update(len(w))
         return phi, base
@@ -432,7 +492,41 @@ def product_shapley(game, *, route="quadrature", max_elements=2**22, n_jobs=None
             base = sum(b for _, b in parts)
     finally:
         bar.close()
+    if return_bound:
+        return phi, base, worst[0]
     return phi, base
+
+
+def _precision_message(route, bound, tolerance, d):
+    name = {"newton": "Newton's identities (PKeX Alg. 1)",
+            "stable": "the coefficient recursion (PKeX Alg. 2)"}.get(route, route)
+    return (f"method={route!r}: {name} cannot guarantee this result at d = {d}: its rounding-error "
+            f"bound is {bound:.1e} relative to the values (tolerance {tolerance:.0e}), so the values "
+            "could be wrong in every digit. Use method='product' (Gauss-Legendre quadrature of the "
+            "Beta integral: exact, no cancellation at any d). To see the route's output anyway, "
+            "call kernelxai.product.product_shapley(game, route=..., tolerance=None)")
+
+
+#: log of the largest double: coefficients beyond it overflow.
+_LOG_MAX = math.log(np.finfo(float).max)
+
+
+def _check_stable_range(a, c, d):
+    """Refuse before computing when Alg. 2's coefficients would overflow.
+
+    After scaling the present factors by their maximum, e_q of the remaining
+    d - 1 factors is at most C(d-1, q) max(1, max|c|)^(d-1-q); the largest of
+    these must stay below the double range.
+    """
+    c_max = 1.0 if c is None else float(np.max(np.abs(c))) if c.size else 1.0
+    q = np.arange(d)
+    log_e = (gammaln(d) - gammaln(q + 1) - gammaln(d - q)
+             + (d - 1 - q) * math.log(max(1.0, c_max)))
+    if log_e.max() > _LOG_MAX - 2:
+        raise PrecisionError(
+            f"method='stable': the coefficient recursion (PKeX Alg. 2) would overflow at d = {d} "
+            f"(its coefficients reach ~1e{log_e.max() / math.log(10):.0f}, beyond the double range "
+            "~1.8e308). Use method='product' (the quadrature), which is accurate at any d")
 
 
 # --------------------------------------------------------------------------- #
@@ -508,29 +602,3 @@ def reference_shapley(game, *, dps=40, max_work=5 * 10**7):
                     for j in range(d):
                         phi[inst][j] += wr * (ar[j] - cr[j]) * psi[j]
         return np.array([[float(v) for v in row] for row in phi])
-
-
-def _make_method(route, description):
-    def method(game, rng, *, max_elements=2**22, n_jobs=None, progress=None):
-        values, base = product_shapley(game, route=route, max_elements=max_elements,
-                                       n_jobs=n_jobs, progress=progress)
-        return {"values": values, "base_values": base,
-                "meta": {"budget": 0, "exact": True, "route": description}}
-
-    method.__name__ = f"_{route}_method"
-    method.__doc__ = f"Exact Shapley values of a ProductGame: {description}."
-    return method
-
-
-def _register():
-    from .shapley import register_method
-
-    register_method("product", aliases=("quadrature",))(
-        _make_method("quadrature", "Gauss-Legendre quadrature of the Beta-integral identity"))
-    register_method("stable")(
-        _make_method("stable", "PKeX-Shapley Alg. 2: coefficient recursion of the ESPs"))
-    register_method("newton")(
-        _make_method("newton", "PKeX-Shapley Alg. 1: Newton's identities for the ESPs"))
-
-
-_register()

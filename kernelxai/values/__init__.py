@@ -5,7 +5,7 @@ Each module holds one family; each registers its classes under the names
 """
 
 from .base import ValueFunction, get, register, registered
-from .functional import FunctionalBaseline
+from .baseline import FunctionalBaseline
 from .agnostic import GaussianConditional, Marginal
 from .interventional import Interventional
 from .observational import Observational

@@ -22,14 +22,12 @@ import numbers
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._config import progress_enabled, working_elements
 from .._validation import check_matrix, check_positive_int, check_rng, feature_names_of
 from ..games import Game
 from .base import ValueFunction, register
 
 __all__ = ["Marginal", "GaussianConditional", "MarginalGame", "GaussianConditionalGame"]
-
-#: Default budget (float64 elements) of the synthetic points of one predict call.
-DEFAULT_POINTS_ELEMENTS = 2**22
 
 
 # --------------------------------------------------------------------------- #
@@ -101,6 +99,18 @@ def as_predict(model):
     return predict
 
 
+def flops_per_point(model, d):
+    """Rough floating-point operations of one model call per point, for cost estimates.
+
+    A kernel expansion costs about 6 n d (kernel evaluations and the sum); for
+    anything else the guess is 1000 d.
+    """
+    X_train = getattr(model, "X_train", None)
+    if X_train is not None:
+        return 6.0 * len(X_train) * d
+    return 1000.0 * d
+
+
 def _budget(max_elements):
     if isinstance(max_elements, bool) or not isinstance(max_elements, numbers.Integral) or max_elements < 1:
         raise ValueError(f"max_elements must be a positive integer; got {max_elements!r}")
@@ -116,12 +126,22 @@ class MarginalGame(Game):
     v(empty) = mean f(background) and v(all) = f(x) are computed once.
     """
 
-    def __init__(self, predict, X, background, player_names, *, max_elements=DEFAULT_POINTS_ELEMENTS,
-                 progress=False, meta=None):
+    def __init__(self, predict, X, background, player_names, *, max_elements=None,
+                 progress=False, meta=None, point_flops=None):
         super().__init__(X.shape[1], player_names, len(X), X, meta)
         self.predict, self.X, self.background = predict, X, background
-        self.max_elements, self.progress = _budget(max_elements), progress
+        self.max_elements = working_elements(8) if max_elements is None else _budget(max_elements)
+        self.progress = progress
+        self.point_flops = 1000.0 * X.shape[1] if point_flops is None else float(point_flops)
         self._full = self._empty = None
+
+    def evaluation_flops(self, n_coalitions):
+        """m model calls per coalition and explained point."""
+        return float(n_coalitions) * self.n_instances * len(self.background) * self.point_flops
+
+    def cost_advice(self):
+        return [f"a smaller or summarised background (now {len(self.background)} rows)",
+                "for kernel models, value='interventional' (mean embeddings instead of model calls)"]
 
     def _full_value(self):
         if self._full is None:
@@ -139,7 +159,8 @@ class MarginalGame(Game):
         m = len(B)
         out = np.empty((len(z), nx))
         step = max(1, self.max_elements // (m * d))
-        for c in tqdm(range(len(z)), desc="coalitions", disable=not self.progress, leave=False):
+        for c in tqdm(range(len(z)), desc="coalitions", disable=not progress_enabled(self.progress or None),
+                      leave=False):
             S = z[c]
             if S.all():
                 out[c] = self._full_value()
@@ -184,9 +205,10 @@ class Marginal(ValueFunction):
     name = "marginal (model calls)"
 
     def __init__(self, model, background=None, *, groups=None, group_names=None,
-                 max_elements=DEFAULT_POINTS_ELEMENTS, progress=False):
+                 max_elements=None, progress=False):
         self.predict = as_predict(model)
         d = _n_features_of(model)
+        self.point_flops = flops_per_point(model, d or 1)
         if background is None:
             background = getattr(model, "X_train", None)
             if background is None:
@@ -194,13 +216,14 @@ class Marginal(ValueFunction):
         self.background = check_background(background, d)
         self.n_features = self.background.shape[1]
         self.model_names = getattr(model, "feature_names", None) or feature_names_of(background)
-        self.max_elements, self.progress = _budget(max_elements), bool(progress)
+        self.max_elements = None if max_elements is None else _budget(max_elements)
+        self.progress = bool(progress)
         self._set_groups(groups, group_names)
 
     def _game(self, X):
         X, names = check_points(X, self.n_features, self.model_names)
         return MarginalGame(self.predict, X, self.background, names, max_elements=self.max_elements,
-                            progress=self.progress,
+                            progress=self.progress, point_flops=self.point_flops,
                             meta={"value_function": "marginal", "n_background": len(self.background)})
 
     def __repr__(self):
@@ -225,12 +248,22 @@ class GaussianConditionalGame(Game):
     """
 
     def __init__(self, predict, X, mean, cov, f_data_mean, normals, player_names, *,
-                 max_elements=DEFAULT_POINTS_ELEMENTS, progress=False, meta=None):
+                 max_elements=None, progress=False, meta=None, point_flops=None):
         super().__init__(X.shape[1], player_names, len(X), X, meta)
         self.predict, self.X, self.mean, self.cov = predict, X, mean, cov
         self.f_data_mean, self.normals = f_data_mean, normals
-        self.max_elements, self.progress = _budget(max_elements), progress
+        self.max_elements = working_elements(8) if max_elements is None else _budget(max_elements)
+        self.progress = progress
+        self.point_flops = 1000.0 * X.shape[1] if point_flops is None else float(point_flops)
         self._full = None
+
+    def evaluation_flops(self, n_coalitions):
+        """L model calls per coalition and explained point, plus a d x d solve per coalition."""
+        d = self.n_players
+        return float(n_coalitions) * (self.n_instances * len(self.normals) * self.point_flops + 2.0 * d**3)
+
+    def cost_advice(self):
+        return [f"fewer Monte Carlo draws (n_samples=..., now {len(self.normals)})"]
 
     def _evaluate(self, z):
         X, mu, C, Z = self.X, self.mean, self.cov, self.normals
@@ -238,7 +271,8 @@ class GaussianConditionalGame(Game):
         L = len(Z)
         out = np.empty((len(z), nx))
         step = max(1, self.max_elements // (L * d))
-        for c in tqdm(range(len(z)), desc="coalitions", disable=not self.progress, leave=False):
+        for c in tqdm(range(len(z)), desc="coalitions", disable=not progress_enabled(self.progress or None),
+                      leave=False):
             S = z[c]
             if S.all():
                 if self._full is None:
@@ -292,9 +326,10 @@ class GaussianConditional(ValueFunction):
     name = "Gaussian conditional (Monte Carlo)"
 
     def __init__(self, model, data=None, *, n_samples=200, sample_seed=0, groups=None,
-                 group_names=None, max_elements=DEFAULT_POINTS_ELEMENTS, progress=False):
+                 group_names=None, max_elements=None, progress=False):
         self.predict = as_predict(model)
         d = _n_features_of(model)
+        self.point_flops = flops_per_point(model, d or 1)
         if data is None:
             data = getattr(model, "X_train", None)
             if data is None:
@@ -306,7 +341,8 @@ class GaussianConditional(ValueFunction):
         self.cov = np.atleast_2d(np.cov(self.data, rowvar=False))
         self.normals = check_rng(sample_seed).standard_normal((self.n_samples, self.n_features))
         self.model_names = getattr(model, "feature_names", None) or feature_names_of(data)
-        self.max_elements, self.progress = _budget(max_elements), bool(progress)
+        self.max_elements = None if max_elements is None else _budget(max_elements)
+        self.progress = bool(progress)
         self._f_data_mean = None
         self._set_groups(groups, group_names)
 
@@ -316,7 +352,7 @@ class GaussianConditional(ValueFunction):
             self._f_data_mean = float(self.predict(self.data).mean())
         return GaussianConditionalGame(
             self.predict, X, self.mean, self.cov, self._f_data_mean, self.normals, names,
-            max_elements=self.max_elements, progress=self.progress,
+            max_elements=self.max_elements, progress=self.progress, point_flops=self.point_flops,
             meta={"value_function": "gaussian_conditional", "n_samples": self.n_samples})
 
     def __repr__(self):

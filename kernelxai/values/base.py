@@ -12,7 +12,8 @@ import numpy as np
 
 from ..games import Game
 
-__all__ = ["ValueFunction", "register", "get", "registered", "distinct_coalition_weights"]
+__all__ = ["ValueFunction", "register", "get", "registered", "distinct_coalition_weights",
+           "resolve_groups"]
 
 _REGISTRY: dict[str, type] = {}
 
@@ -73,13 +74,35 @@ def distinct_coalition_weights(z, weights=None):
     return uniq, W
 
 
+def resolve_groups(groups, names):
+    """Groups of feature indices from groups of indices or names (``names``: the game's features)."""
+    out = []
+    for g in groups:
+        members = []
+        for item in g:
+            if isinstance(item, str):
+                if item not in names:
+                    raise ValueError(f"unknown feature {item!r} in groups; features are {list(names)}")
+                members.append(list(names).index(item))
+            elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+                if not 0 <= item < len(names):
+                    raise ValueError(f"feature index {item} in groups is out of range for "
+                                     f"{len(names)} features")
+                members.append(int(item))
+            else:
+                raise ValueError(f"groups hold feature indices or names; got {item!r}")
+        out.append(members)
+    return out
+
+
 class ValueFunction:
     """Base class of value functions.
 
     Subclasses implement :meth:`_game` (a Game over the d features for the rows
     of X, with ``data`` = X as an array and ``player_names`` from X's DataFrame
-    columns if any, else from the model) and may override :meth:`auto_method`, the estimator
-    ``kx.explain(method="auto")`` uses for their games. Group Shapley comes for
+    columns if any, else from the model). ``kx.explain(method="auto")`` asks
+    the estimators for their cost on the game; the game declares its cost
+    (``evaluation_flops``) and abilities (its type). Group Shapley comes for
     free: a subclass passes ``groups``/``group_names`` on to
     :meth:`_set_groups` and :meth:`game` then returns the game whose players are
     the groups (still a ProductGame where the feature game is one).
@@ -95,25 +118,25 @@ class ValueFunction:
             if group_names is not None:
                 raise ValueError("group_names given without groups")
             return
-        groups = [[int(i) for i in g] for g in groups]
+        if isinstance(groups, (str, bytes)) or not all(
+                isinstance(g, (list, tuple, np.ndarray, range)) for g in groups):
+            raise ValueError("groups must be a list of lists of feature indices or names, e.g. "
+                             f"[[0, 1], [2]] or [['age', 'sex'], ['bmi']]; got {groups!r}")
         if group_names is not None and len(group_names) != len(groups):
             raise ValueError(f"{len(group_names)} group_names for {len(groups)} groups")
-        self.groups, self.group_names = groups, group_names
+        self.groups, self.group_names = [list(g) for g in groups], group_names
 
     def game(self, X) -> Game:
         """A Game vectorised over the rows of X: features (or groups) are the players."""
         g = self._game(X)
         if self.groups is not None:
-            g = g.grouped(self.groups, names=self.group_names)
+            groups = resolve_groups(self.groups, g.player_names)
+            g = g.grouped(groups, names=self.group_names)
         g.meta.setdefault("value_function", self.name)
         return g
 
     def _game(self, X) -> Game:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def auto_method(self, game) -> str:
-        """Default estimator: exact enumeration up to 12 players, else KernelSHAP."""
-        return "exact" if game.n_players <= 12 else "kernel"
 
     def __repr__(self):
         return f"{type(self).__name__}()"

@@ -20,21 +20,18 @@ enumeration or sampling, while ``"exact"``, ``"kernel"`` and
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from ..games import GroupedGame, ProductGame, _GroupedProductGame, coalitions_to_bitmasks
+from .._config import progress_enabled, working_elements
+from .._threads import single_threaded_blas
+from ..games import (GroupedGame, HasUnitGames, LinearInCoefficients, ProductGame, _GroupedProductGame,
+                     coalitions_to_bitmasks)
 from ..models import as_expansion
-from .agnostic import MarginalGame, _budget, check_background, check_points
+from .agnostic import MarginalGame, _budget, check_background, check_points, flops_per_point
 from .base import ValueFunction, distinct_coalition_weights, register
 
 __all__ = ["Interventional", "InterventionalGame"]
-
-#: Default budget (float64 elements) of one block of intermediate arrays (128 MB).
-DEFAULT_MAX_ELEMENTS = 2**24
 
 #: Up to this many players a request for many coalitions builds the table of all 2**d worths.
 TABLE_MAX_PLAYERS = 16
@@ -54,7 +51,7 @@ def _subset_products(G, out):
     return out
 
 
-class InterventionalGame(ProductGame):
+class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
     """The interventional game of a product-kernel expansion, for the rows of X.
 
     Coalition worths come from kernel mean embeddings (RKHS-SHAP Prop. 3):
@@ -65,20 +62,38 @@ class InterventionalGame(ProductGame):
     polynomial-time estimator come from :meth:`iter_terms`.
     """
 
-    def __init__(self, expansion, background, X, player_names, *, max_elements=DEFAULT_MAX_ELEMENTS,
+    def __init__(self, expansion, background, X, player_names, *, max_elements=None,
                  progress=False):
         super().__init__(n_players=X.shape[1], n_instances=len(X), player_names=player_names, data=X,
                          meta={"value_function": "interventional", "kernel": repr(expansion.kernel),
                                "n_background": len(background), "n_train": len(expansion.X_train)})
         self.expansion, self.background, self.X = expansion, background, X
-        self.max_elements, self.progress = max_elements, progress
+        self.max_elements = working_elements(2) if max_elements is None else int(max_elements)
+        self.progress = progress
         self._table = None
+
+    # -------------------------------------------------------------- cost model
+    def n_terms(self):
+        """One term per (training point, background point), plus the intercept."""
+        return len(self.expansion.X_train) * len(self.background) + 1
+
+    def evaluation_flops(self, n_coalitions):
+        """Tabulating all 2**d worths costs ~(m + 2 n_x) n 2**d; single coalitions ~(m + n_x) n d each."""
+        d, n, m, nx = self.n_players, len(self.expansion.X_train), len(self.background), self.n_instances
+        direct = float(n_coalitions) * (m + nx) * n * (d + 2)
+        if d <= TABLE_MAX_PLAYERS and 4 * n_coalitions >= 2**d:
+            return min(direct, float(m + 2 * nx) * n * 2**d + 2.0**d * d * (m + nx))
+        return direct
+
+    def cost_advice(self):
+        return [f"a smaller or summarised background (background=..., now {len(self.background)} rows)",
+                f"fewer explained points per call (now {self.n_instances})"]
 
     # -------------------------------------------------------------- KME route
     def _evaluate(self, z):
         d = self.n_players
         # batched matrix-vector products: threaded BLAS only adds synchronisation here
-        with threadpool_limits(limits=1):
+        with single_threaded_blas():
             if self._table is None and d <= TABLE_MAX_PLAYERS and 4 * len(z) >= 2**d \
                     and 2**d * self.n_instances <= 4 * self.max_elements:
                 self._table = self.worth_table()
@@ -106,7 +121,7 @@ class InterventionalGame(ProductGame):
         P = np.empty((size, min(step, m), n))
         blocks = self._grams(B, step)
         for rows, G in tqdm(blocks, desc="mean embeddings", total=-(-m // step),
-                            disable=not self.progress, leave=False):
+                            disable=not progress_enabled(self.progress or None), leave=False):
             k = rows.stop - rows.start
             mu += _subset_products(G, P[:, :k]).sum(axis=1)
         mu /= m
@@ -195,7 +210,7 @@ class InterventionalGame(ProductGame):
         return _UnitInterventionalGame(self)
 
     # ---------------------------------------------------------- product route
-    def iter_terms(self, max_elements=2**22):
+    def iter_terms(self, max_elements=None):
         """Terms (i, b): a = k(x, x_i) per feature, c = k(b, x_i) per feature, w = alpha_i / m.
 
         Plus one constant term (a = c = 1) carrying the intercept. Blocks hold
@@ -205,6 +220,8 @@ class InterventionalGame(ProductGame):
         exp, B, X = self.expansion, self.background, self.X
         d, n, m, nx = self.n_players, len(exp.X_train), len(B), self.n_instances
         kernel = exp.kernel
+        if max_elements is None:
+            max_elements = working_elements(8)
         if exp.intercept != 0.0:
             yield (slice(0, nx), np.array([[exp.intercept]]), np.ones((1, 1, d)), np.ones((1, 1, d)))
         max_terms = max(1, max_elements // d)
@@ -240,7 +257,12 @@ class _UnitInterventionalGame(ProductGame):
                          meta={"value_function": "interventional unit models"})
         self.source = game
 
-    def iter_terms(self, max_elements=2**22):
+    def n_terms(self):
+        return len(self.source.background)
+
+    def iter_terms(self, max_elements=None):
+        if max_elements is None:
+            max_elements = working_elements(8)
         g = self.source
         kernel, Xt, B, X = g.expansion.kernel, g.expansion.X_train, g.background, g.X
         n, nx, m, d = len(Xt), g.n_instances, len(B), g.n_players
@@ -301,25 +323,26 @@ class Interventional(ValueFunction):
     calling the model on the synthetic points (x_S, b_{S^c}) -- the same game,
     at the model-agnostic cost.
 
-    ``kx.explain(method="auto")`` (see :meth:`auto_method`): for product
-    kernels, ``"exact"`` (tabulating all coalitions through the mean
-    embeddings) when d <= 12 and its operation count, about
-    (m + n_x) n 2**d, is below that of ``"product"``, about
-    6 n_x n m d ceil(d/2); otherwise ``"product"``. Both are exact and agree to
-    rounding, so the rule only picks the cheaper route: at the paper's
-    runtime setting (d = 2) tabulation is ~100x cheaper, at d = 100 only the
-    product route is feasible. Non-product kernels: ``"exact"`` up to 12
-    features, else ``"kernel"``.
+    ``kx.explain(method="auto")`` asks the estimators for their cost: for
+    product kernels, ``"exact"`` (tabulating all coalitions through the mean
+    embeddings, about (m + 2 n_x) n 2**d operations) when d <= 12 and that is
+    cheaper than ``"product"`` (about 6 n_x n m d ceil(d/2)); otherwise
+    ``"product"``. Both are exact and agree to rounding, so the choice only
+    picks the cheaper route: at the paper's runtime setting (d = 2)
+    tabulation is ~100x cheaper, at d = 100 only the product route is
+    feasible. Non-product kernels: ``"exact"`` up to 12 features, else
+    ``"kernel"``.
     """
 
     name = "interventional (KME)"
 
     def __init__(self, model, background=None, *, groups=None, group_names=None,
-                 max_elements=DEFAULT_MAX_ELEMENTS, progress=False):
+                 max_elements=None, progress=False):
         self.model = as_expansion(model)
         bg = self.model.X_train if background is None else background
         self.background = check_background(bg, self.model.n_features)
-        self.max_elements, self.progress = _budget(max_elements), bool(progress)
+        self.max_elements = None if max_elements is None else _budget(max_elements)
+        self.progress = bool(progress)
         self._set_groups(groups, group_names)
 
     @property
@@ -332,19 +355,9 @@ class Interventional(ValueFunction):
             return InterventionalGame(self.model, self.background, X, names,
                                       max_elements=self.max_elements, progress=self.progress)
         return MarginalGame(self.model.predict, X, self.background, names, progress=self.progress,
+                            point_flops=flops_per_point(self.model, X.shape[1]),
                             meta={"value_function": "interventional", "kernel": repr(self.model.kernel),
                                   "n_background": len(self.background), "route": "model calls"})
-
-    def auto_method(self, game):
-        d = game.n_players
-        if not isinstance(game, ProductGame):
-            return "exact" if d <= 12 else "kernel"
-        if d > 12:
-            return "product"
-        n, m, nx = len(self.model.X_train), len(self.background), game.n_instances
-        enumeration = (m + nx) * n * 2**d + 2**d * nx * d
-        product = 6 * nx * n * m * self.model.n_features * math.ceil(self.model.n_features / 2)
-        return "exact" if enumeration <= product else "product"
 
     def __repr__(self):
         return f"Interventional(model={self.model!r}, background={len(self.background)} rows)"

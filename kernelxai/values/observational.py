@@ -33,21 +33,19 @@ import numbers
 
 import numpy as np
 from scipy import linalg as sla
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from .._config import progress_enabled, working_elements
+from .._linalg import cholesky_jitter
+from .._threads import single_threaded_blas
 from .._validation import check_choice, check_matrix, check_positive_int, check_rng
-from ..games import Game
+from ..games import Game, LinearInCoefficients
 from ..kernels import CoalitionGrams, Matern, ProductKernel
 from ..models import as_expansion
 from .agnostic import _budget, check_background, check_points
-from .._linalg import cholesky_jitter
 from .base import ValueFunction, distinct_coalition_weights, register
 
 __all__ = ["Observational", "ObservationalGame"]
-
-#: Default budget (float64 elements) for cached per-feature tensors and coalition batches (256 MB).
-DEFAULT_MAX_ELEMENTS = 2**25
 
 #: Relative eigenvalue threshold of the Nystrom pseudo-inverse square root.
 NYSTROM_RTOL = 1e-10
@@ -63,7 +61,7 @@ def small_blas(m):
     factorisations; on a busy 2-core machine batched 200 x 200 Cholesky
     factorisations were measured 10-400x slower with two threads than with one.
     """
-    return threadpool_limits(limits=1) if m < SMALL_SYSTEM else contextlib.nullcontext()
+    return single_threaded_blas(enabled=m < SMALL_SYSTEM)
 
 
 CME_SYSTEM = "K_S + m eta I"
@@ -79,7 +77,7 @@ def _pinv_sqrt(W):
     return V[:, keep] / np.sqrt(lam[keep])
 
 
-class ObservationalGame(Game):
+class ObservationalGame(Game, LinearInCoefficients):
     """The observational (CME) game of a kernel expansion for the rows of X.
 
     Parameters are validated by :class:`Observational`; ``form`` is
@@ -88,19 +86,37 @@ class ObservationalGame(Game):
     """
 
     def __init__(self, expansion, background, X, player_names, *, eta, form, landmarks=None,
-                 max_elements=DEFAULT_MAX_ELEMENTS, progress=False):
+                 max_elements=None, progress=False):
         meta = {"value_function": "observational", "kernel": repr(expansion.kernel), "eta": eta,
                 "form": form, "n_background": len(background),
                 "landmarks": None if landmarks is None else len(landmarks)}
         super().__init__(X.shape[1], player_names, len(X), X, meta)
         self.expansion, self.background, self.X = expansion, background, X
         self.eta, self.form, self.landmarks = eta, form, landmarks
-        self.max_elements, self.progress = max_elements, progress
+        self.max_elements = working_elements() if max_elements is None else int(max_elements)
+        self.progress = progress
         self.ridge = len(background) * eta  # the m*eta of K_S + m eta I
         self._f_background = expansion.predict(background)
         self._v_empty = float(self._f_background.mean())
         self._v_full = expansion.predict(X)
         self._caches = None
+
+    # -------------------------------------------------------------- cost model
+    def evaluation_flops(self, n_coalitions):
+        """Per inner coalition: a Cholesky of an m x m (or landmark) system and products with n_x, n."""
+        m, nx, n = len(self.background), self.n_instances, len(self.expansion.X_train)
+        if self.landmarks is not None:
+            p = len(self.landmarks)
+            per = 2.0 * m * p * p + p**3 / 3 + 2.0 * (m + nx + n) * p * self.n_players
+        else:
+            per = m**3 / 3 + 2.0 * m * m * (nx + self.n_players) + 4.0 * n * m * nx
+        return float(n_coalitions) * per
+
+    def cost_advice(self):
+        advice = [f"a smaller conditioning sample (background=..., now {len(self.background)} rows)"]
+        if self.landmarks is None:
+            advice.append("Nystrom landmarks (landmarks=200) for the conditional mean embeddings")
+        return advice
 
     # ------------------------------------------------------------------ driver
     def _evaluate(self, z):
@@ -137,7 +153,7 @@ class ObservationalGame(Game):
         step = max(1, self.max_elements // (2 * max(1, per_coalition)))
         starts = range(0, len(Z), step)
         return tqdm([slice(s, min(len(Z), s + step)) for s in starts], desc="CME coalitions",
-                    disable=not self.progress, leave=False)
+                    disable=not progress_enabled(self.progress or None), leave=False)
 
     def _cached_grams(self):
         if self._caches is None:
@@ -179,7 +195,7 @@ class ObservationalGame(Game):
                 yield rows, gamma, M
             return
         block = max(1, self.max_elements // 4)
-        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not self.progress, leave=False):
+        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not progress_enabled(self.progress or None), leave=False):
             S = Z[k]
             K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge
@@ -285,7 +301,7 @@ class ObservationalGame(Game):
         kernel, m = exp.kernel, len(B)
         block = max(1, self.max_elements // 4)
         out = np.empty((len(Z), self.n_instances))
-        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not self.progress, leave=False):
+        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not progress_enabled(self.progress or None), leave=False):
             S = Z[k]
             K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge
@@ -388,7 +404,7 @@ class Observational(ValueFunction):
     name = "observational (CME)"
 
     def __init__(self, model, background=None, eta=1e-3, *, landmarks=None, form="auto",
-                 landmark_seed=0, groups=None, group_names=None, max_elements=DEFAULT_MAX_ELEMENTS,
+                 landmark_seed=0, groups=None, group_names=None, max_elements=None,
                  progress=False):
         self.model = as_expansion(model)
         bg = self.model.X_train if background is None else background
@@ -409,7 +425,8 @@ class Observational(ValueFunction):
                             f"product kernels and Matern; got {kernel!r}")
         self.form = form
         self.landmarks = self._landmarks(landmarks, landmark_seed)
-        self.max_elements, self.progress = _budget(max_elements), bool(progress)
+        self.max_elements = None if max_elements is None else _budget(max_elements)
+        self.progress = bool(progress)
         self._set_groups(groups, group_names)
 
     def _landmarks(self, landmarks, seed):

@@ -1,0 +1,93 @@
+"""Single-threaded native thread pools for a block of code, safe across threads.
+
+Batches of small dense solves run faster on one BLAS thread than on several
+(threaded BLAS spends its time synchronising). ``threadpoolctl.threadpool_limits``
+as a context manager records "the original limits" when it is entered and
+puts them back when it is left; the limits are process-wide, so when two
+threads use it at once the second records the first's limit of 1 as the
+original and, if it leaves last, leaves the whole process at one thread for
+good. :func:`single_threaded_blas` shares one limit among all threads: the
+first thread to enter records the original limits and sets 1, the last to
+leave restores them; nesting and concurrent use are safe.
+
+The process-wide lock and counter below are the only state, and they mirror
+state that already is process-wide (the native libraries' thread counts).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import threadpoolctl
+
+__all__ = ["single_threaded_blas"]
+
+_lock = threading.Lock()
+_active = {"depth": 0, "limiter": None}
+
+
+def _release_control():
+    """Let any thread make the next change to a process-wide OpenBLAS pool.
+
+    threadpoolctl >= 3.8 lets only the thread that last changed a
+    process-wide (pthreads) OpenBLAS pool change it again until that thread
+    leaves its ``threadpool_limits`` block; changes from other threads are
+    silently ignored. Our limit is set by one thread and restored by
+    another, so control is handed back after each change -- unless this
+    thread is itself inside a caller's ``threadpool_limits`` block, whose
+    control stays with it. Older threadpoolctl versions have no such notion
+    and need nothing.
+    """
+    openblas = getattr(threadpoolctl, "OpenBLASController", None)
+    clear = getattr(openblas, "clear_controlling_thread", None)
+    ownership = getattr(threadpoolctl, "CONTROLLING_THREAD_OWNERSHIP", None)
+    if clear is not None and getattr(ownership, "count", 0) <= 0:
+        clear()
+
+
+@contextlib.contextmanager
+def single_threaded_blas(enabled=True):
+    """Limit BLAS (and OpenMP) thread pools to one thread for the ``with`` block.
+
+    Parameters
+    ----------
+    enabled : bool, default True
+        False makes the block a no-op (for callers that limit only small
+        problems).
+
+    Notes
+    -----
+    One limit is shared by every thread: the first thread to enter records
+    the process's current limits and sets 1; threads entering meanwhile
+    (and nested blocks) only count themselves in; the last to leave
+    restores the recorded limits, also when the block raised. Libraries
+    whose limits are per-thread (OpenBLAS built on OpenMP) are limited only
+    in the thread that entered first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai._threads import single_threaded_blas
+    >>> with single_threaded_blas():
+    ...     x = np.linalg.solve(np.eye(3) * 2.0, np.ones(3))
+    >>> x
+    array([0.5, 0.5, 0.5])
+    """
+    if not enabled:
+        yield
+        return
+    with _lock:
+        if _active["depth"] == 0:
+            _active["limiter"] = threadpoolctl.threadpool_limits(limits=1)
+            _release_control()
+        _active["depth"] += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _active["depth"] -= 1
+            if _active["depth"] == 0:
+                limiter, _active["limiter"] = _active["limiter"], None
+                limiter.restore_original_limits()
+                _release_control()

@@ -1,0 +1,62 @@
+"""Shapley-value estimators as declared plug-ins.
+
+Each module holds one family and registers it with
+:func:`~kernelxai.estimators.registry.register`:
+
+==================  ==========================  ===============================================
+module              methods                     what it needs and gives
+==================  ==========================  ===============================================
+``exact``           ``exact`` (``brute``)       any game up to 26 players; exact
+``kernelshap``      ``kernel``                  any game; KernelSHAP (WLS), bootstrap intervals
+``permutation``     ``permutation``             any game; t-intervals
+``quadrature``      ``product`` (``quadrature``),  a ProductGame; exact in polynomial time
+                    ``stable``, ``newton``
+``bayes``           ``bayes_shap`` (``bayes``)  any game; Bayesian credible intervals
+==================  ==========================  ===============================================
+
+``kx.shapley_values(game, method=...)`` checks a method's requirements and
+options once; ``method="auto"`` asks every applicable estimator for its cost.
+"""
+
+from . import bayes, exact, kernelshap, permutation, quadrature  # noqa: F401  (registration)
+from ._common import t_interval
+from .registry import (COMMON_OPTIONS, Cost, CostLimitError, Estimator, EstimatorResult,
+                       InvalidOptionError, NotApplicableError, Option, available_methods,
+                       estimators, get_estimator, register)
+
+__all__ = ["Estimator", "EstimatorResult", "Option", "Cost", "register", "get_estimator",
+           "available_methods", "estimators", "InvalidOptionError", "NotApplicableError",
+           "CostLimitError", "COMMON_OPTIONS", "t_interval", "choose"]
+
+
+def choose(game, options=None):
+    """The estimator ``method="auto"`` picks for ``game``, and why.
+
+    Among the exact estimators that apply to the game and may be chosen
+    automatically (enumeration up to 12 players, the product routes for
+    product games), the one with the lowest estimated cost; if none applies,
+    KernelSHAP with its default budget.
+
+    Returns
+    -------
+    (Estimator, str)
+    """
+    options = dict(options or {})
+    candidates = []
+    for est in estimators().values():
+        if not (est.exact and est.auto) or est.why_not(game) is not None or not est.auto_eligible(game):
+            continue
+        try:
+            resolved = est.resolve_options({k: v for k, v in options.items()
+                                            if k in est.accepted_options()})
+        except InvalidOptionError:
+            continue
+        candidates.append((est.cost(game, resolved).flops, est.name, est))
+    if candidates:
+        candidates.sort(key=lambda c: (c[0], c[1]))
+        best = candidates[0]
+        others = ", ".join(f"{name} ~{flops:.2g} flops" for flops, name, _ in candidates[1:])
+        why = f"cheapest exact route (~{best[0]:.2g} flops" + (f"; {others})" if others else ")")
+        return best[2], why
+    return get_estimator("kernel"), (f"no exact route is affordable for {game.n_players} players and "
+                                     "this game; KernelSHAP with sampled coalitions")

@@ -1,0 +1,115 @@
+"""How uncertain is an explanation? Three answers (thesis ch. 2.3).
+
+* **Sampling uncertainty** -- :func:`single_reference` (Merrick & Taly 2020;
+  :mod:`.reference`): the attribution against a background is the mean of the
+  attributions of *single-reference games*, so the spread of those
+  per-reference attributions gives a standard error and a t-interval.
+  (Permutation sampling, and KernelSHAP with ``bootstrap=``, report
+  intervals the same way through :func:`kernelxai.shapley_values`.)
+* **What the Shapley value leaves out** -- :func:`shapley_residuals` (Kumar et
+  al. 2020; :mod:`.residuals`): each player's Shapley value is read off the
+  closest *inessential* (additive) game along that player's edges of the
+  coalition hypercube; the residual edge vector measures the interaction the
+  single number hides.
+* **Regression uncertainty of KernelSHAP** -- :func:`bayes_shap` (Slack et al.
+  2021): a Bayesian weighted linear regression over coalitions, with a
+  conjugate posterior, Student-t credible intervals, a forecast of the
+  perturbations still needed for a target width, and focused sampling. The
+  estimator is ``method="bayes_shap"`` (:mod:`kernelxai.estimators.bayes`).
+
+Everything here is model-agnostic: the functions take a
+:class:`~kernelxai.games.Game` or a predict function.
+"""
+
+from __future__ import annotations
+
+from ..estimators.bayes import (BayesPosterior, bayes_linear_posterior, coalition_second_moment,
+                                perturbations_to_go)
+from ..shapley import shapley_values
+from .reference import ReferenceSamplingGame, single_reference, single_reference_game
+from .residuals import MAX_RESIDUAL_PLAYERS, ShapleyResiduals, shapley_residuals, walsh_hadamard
+
+__all__ = [
+    "single_reference",
+    "single_reference_game",
+    "ReferenceSamplingGame",
+    "shapley_residuals",
+    "ShapleyResiduals",
+    "walsh_hadamard",
+    "bayes_shap",
+    "bayes_linear_posterior",
+    "BayesPosterior",
+    "coalition_second_moment",
+    "perturbations_to_go",
+    "MAX_RESIDUAL_PLAYERS",
+]
+
+
+def bayes_shap(game, n_samples=None, level=0.95, seed=None, focused=False, target_width=None,
+               **options):
+    """Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020).
+
+    Coalitions z are drawn from the game's Shapley kernel (sizes with
+    probability proportional to (d-1)/(s(d-s)), then uniformly; the empty and
+    full coalitions are not drawn). Because they are drawn *from* the kernel,
+    they enter with equal weight. The worths y = v(z) - v(empty) are modelled
+    as y | z, phi, sigma^2 ~ N(z^T phi, sigma^2 / pi(z)) (Slack et al. 2020,
+    thesis §2.3.3) with the conjugate prior below; the posterior is the closed form of
+    :func:`bayes_linear_posterior`, and each phi_j has a Student-t marginal
+    whose equal-tailed interval at ``level`` is reported.
+
+    Prior. Slack et al. use phi | sigma^2 ~ N(0, sigma^2 I), whose strength
+    relative to the data changes when the weights pi are rescaled. Here the
+    weights are normalised to mean one and the prior precision is
+    ``prior_strength`` times M_d = E[z z^T] under the Shapley kernel
+    (:func:`coalition_second_moment`): the information about phi in one
+    coalition drawn from the kernel ("unit information"). Rescaling the
+    weights, or relabelling the players, leaves the posterior unchanged, and
+    the prior's pull fades like 1/N. On an additive game the prior's shrinkage
+    is then at most 1/t of the interval half-width (Cauchy-Schwarz), so the
+    intervals contain the exact values. With ``efficiency=True`` (default)
+    the exact worths v(empty) and v(all) enter as the constraint
+    sum(phi) = v(all) - v(empty) (an observation of infinite weight), so the
+    values add up like every other Explanation.
+
+    Parameters
+    ----------
+    game : Game
+    n_samples : int, optional
+        Coalitions to draw (default 2d + 2048; with ``target_width``, the
+        initial batch, default max(4d, 64)).
+    level : float in (0, 1)
+        Credibility of the intervals.
+    seed : None, int or Generator
+    focused : bool
+        Focused sampling (Slack et al. 2020; thesis §2.3.3, Alg. 2): after an initial half,
+        batches are drawn from a pool of candidates from the kernel with
+        probability proportional to exp(h(z)/T), h(z) = z^T V z the predictive
+        variance factor (computed with log-sum-exp, so it cannot overflow;
+        T = mean h unless ``temperature`` is given), and enter with importance
+        weights 1/(A q(z)) so that the regression still targets the Shapley
+        kernel.
+    target_width : float, optional
+        Keep sampling in batches until every interval is at most this wide
+        (or ``max_samples`` is reached); ``meta["perturbations_to_go"]``
+        forecasts how many more coalitions would be needed.
+    **options
+        ``batch_size``, ``max_samples``, ``n_candidates``, ``temperature``,
+        ``efficiency`` (bool), ``prior_strength`` (float >= 0, default 1),
+        ``paired`` (bool, default False: independent draws match the model's
+        independent noise), ``coalitions`` / ``weights`` (a fixed design,
+        e.g. for tests), ``max_elements``, ``progress``.
+
+    Returns
+    -------
+    Explanation
+        ``values`` (posterior means), ``stderr`` (scales of the t marginals),
+        ``lower``/``upper``; ``meta`` holds ``s2`` (noise scale per instance),
+        ``dof``, ``posterior_cov``, ``n_samples`` and, with ``target_width``,
+        ``perturbations_to_go`` and ``converged``.
+    """
+    if n_samples is not None:
+        options["n_samples"] = n_samples
+    return shapley_values(game, "bayes_shap", seed=seed, level=level, focused=focused,
+                          target_width=target_width, **options)
+

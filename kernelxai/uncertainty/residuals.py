@@ -1,0 +1,262 @@
+"""What a Shapley value leaves out: Shapley residuals (Kumar et al. 2020; thesis §2.3.4).
+
+Each player's Shapley value is read off the closest *inessential* (additive)
+game along that player's edges of the coalition hypercube; the residual edge
+vector measures the interaction the single number hides.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ..explanation import Explanation
+from ..games import Game, tabulate
+
+__all__ = ["shapley_residuals", "ShapleyResiduals", "walsh_hadamard", "MAX_RESIDUAL_PLAYERS"]
+
+#: Largest number of players :func:`shapley_residuals` accepts (2**20 coalitions).
+MAX_RESIDUAL_PLAYERS = 20
+
+
+# =========================================================================== #
+# 2. Shapley residuals (Kumar et al. 2020)
+# =========================================================================== #
+def walsh_hadamard(a):
+    """Unnormalised Walsh-Hadamard transform along axis 0 (length 2**d).
+
+    â(T) = sum_S (-1)^{|S ∩ T|} a(S), with S and T bitmasks (bit j = player j);
+    the inverse is the same transform divided by 2**d. O(d 2**d) per column.
+    """
+    a = np.array(a, dtype=float, copy=True)
+    m = a.shape[0]
+    d = m.bit_length() - 1
+    if m < 1 or 2**d != m:
+        raise ValueError(f"the first axis must have length 2**d; got {m}")
+    rest = a.shape[1:]
+    for h in range(d):
+        view = a.reshape((m >> (h + 1), 2, 1 << h) + rest)
+        low = view[:, 0].copy()
+        view[:, 0] += view[:, 1]
+        np.subtract(low, view[:, 1], out=view[:, 1])
+    return a
+
+
+def _popcount(d):
+    size = np.zeros(1, dtype=np.int64)
+    for _ in range(d):
+        size = np.concatenate([size, size + 1])
+    return size  # size[T] = |T| for T = 0 .. 2**d - 1
+
+
+def _upper_half(a, j):
+    """View of the rows of ``a`` (2**d, ...) whose bitmask contains bit j."""
+    m = a.shape[0]
+    return a.reshape((m >> (j + 1), 2, 1 << j) + a.shape[1:])[:, 1]
+
+
+def _edge_differences(a, j):
+    """a(S + j) - a(S) for every S without j, in increasing order of S: (2**(d-1), ...)."""
+    m = a.shape[0]
+    view = a.reshape((m >> (j + 1), 2, 1 << j) + a.shape[1:])
+    return (view[:, 1] - view[:, 0]).reshape((m // 2,) + a.shape[1:])
+
+
+class ShapleyResiduals:
+    """Shapley values with their residuals (Kumar et al. 2020); see :func:`shapley_residuals`.
+
+    Attributes
+    ----------
+    values : ndarray (d,) or (n, d)
+        Shapley values phi_i = v_i(all) of the component games.
+    residual_norms : ndarray like values
+        ||r_i||, the Euclidean norm of each player's residual edge vector.
+    relative : ndarray like values
+        ||r_i|| / ||D v||: the share of the game's total variation along the
+        hypercube edges that player i's value cannot represent (0 for a
+        constant game).
+    total_norm : float or ndarray (n,)
+        ||D v||.
+    partial_norms : ndarray like values
+        ||D_i v||, the norm of player i's marginal contributions over its own edges.
+    relative_to_player : ndarray like values
+        ||r_i|| / ||D_i v|| in [0, 1]: the share of player i's own variation
+        that no additive game reproduces (0 where the player never contributes).
+    base_value : float or ndarray (n,)
+        v(empty).
+    player_names : list of str
+    """
+
+    def __init__(self, table, transform, player_names, single, meta):
+        self._table = table            # (2**d, n)
+        self._hat = transform          # (2**d, n)
+        d = table.shape[0].bit_length() - 1
+        self.n_players = d
+        self.player_names = player_names
+        self._single = single
+        self.meta = meta
+        size = _popcount(d)
+        self._size = size
+        m = 2**d
+        inv = np.zeros(m)
+        inv[1:] = 1.0 / size[1:]
+        self._inv_size = inv
+        hat2 = transform**2
+        # phi_i = 2^-d sum_{T ∋ i} v̂(T) ((-1)^|T| - 1) / |T|;  ||r_i||^2 = 2^{1-d} sum_{T ∋ i} v̂(T)^2 (1 - 1/|T|)
+        c_phi = transform * (((-1.0) ** size - 1.0) * inv)[:, None] / m
+        c_res = hat2 * (2.0 * (1.0 - inv) * (size > 0))[:, None] / m
+        c_par = hat2 * (2.0 / m)                                  # ||D_i v||^2 = 2^{1-d} sum_{T ∋ i} v̂(T)^2
+        phi = np.stack([_upper_half(c_phi, j).sum(axis=(0, 1)) for j in range(d)], axis=-1)
+        res2 = np.stack([_upper_half(c_res, j).sum(axis=(0, 1)) for j in range(d)], axis=-1)
+        par2 = np.stack([_upper_half(c_par, j).sum(axis=(0, 1)) for j in range(d)], axis=-1)
+        total2 = (hat2 * (2.0 * size)[:, None]).sum(axis=0) / m   # ||Dv||^2 = v^T L v
+        norms = np.sqrt(np.maximum(res2, 0.0))
+        total = np.sqrt(np.maximum(total2, 0.0))
+        partial = np.sqrt(np.maximum(par2, 0.0))
+        rel = np.where(total[:, None] > 0, norms / np.where(total > 0, total, 1.0)[:, None], 0.0)
+        own = np.where(partial > 0, norms / np.where(partial > 0, partial, 1.0), 0.0)
+        pick = (lambda a: a[0]) if single else (lambda a: a)
+        self.values = pick(phi)
+        self.residual_norms = pick(norms)
+        self.relative = pick(rel)
+        self.partial_norms = pick(partial)
+        self.relative_to_player = pick(np.minimum(own, 1.0))
+        self.total_norm = float(total[0]) if single else total
+        self.base_value = float(table[0, 0]) if single else table[0].copy()
+        self._components = None
+
+    # --------------------------------------------------------------- games
+    def component_game(self, i):
+        """The inessential game v_i closest to v along player i's edges: (2**d,) or (2**d, n).
+
+        v_i(empty) = 0; sum_i v_i = v - v(empty).
+        """
+        i = self._player(i)
+        coef = np.zeros_like(self._hat)
+        _upper_half(coef, i)[...] = _upper_half(self._hat * self._inv_size[:, None], i)
+        vi = walsh_hadamard(coef) / coef.shape[0]
+        vi -= vi[0]
+        return vi[:, 0] if self._single else vi
+
+    @property
+    def component_games(self):
+        """All component games, shape (d, 2**d) or (d, 2**d, n) (computed on first use)."""
+        if self._components is None:
+            self._components = np.stack([self.component_game(i) for i in range(self.n_players)])
+        return self._components
+
+    def residual(self, i):
+        """Residual edge vector r_i = D_i v - D v_i, shape (d, 2**(d-1)) or (d, 2**(d-1), n).
+
+        Entry [j, k] belongs to the edge from S to S + j, where S is the k-th
+        coalition without j in increasing bitmask order.
+        """
+        i = self._player(i)
+        vi = self.component_game(i)
+        vi = vi[:, None] if self._single else vi
+        out = np.stack([-_edge_differences(vi, j) for j in range(self.n_players)])
+        out[i] += _edge_differences(self._table, i)
+        return out[..., 0] if self._single else out
+
+    @property
+    def residuals(self):
+        """All residual edge vectors, shape (d, d, 2**(d-1)[, n])."""
+        return np.stack([self.residual(i) for i in range(self.n_players)])
+
+    def _player(self, i):
+        if isinstance(i, str):
+            if i not in self.player_names:
+                raise KeyError(f"unknown player {i!r}; players are {self.player_names}")
+            return self.player_names.index(i)
+        i = int(i)
+        if not 0 <= i < self.n_players:
+            raise IndexError(f"player index {i} out of range for {self.n_players} players")
+        return i
+
+    # --------------------------------------------------------------- output
+    def to_explanation(self):
+        """The Shapley values as an Explanation; residual norms ride along in ``meta``."""
+        meta = {**self.meta, "residual_norms": self.residual_norms, "relative_residuals": self.relative}
+        return Explanation(self.values, self.base_value, feature_names=self.player_names, meta=meta)
+
+    def to_frame(self):
+        """One row per player (single game) or per (instance, player)."""
+        import pandas as pd
+
+        if self._single:
+            return pd.DataFrame({"value": self.values, "residual norm": self.residual_norms,
+                                 "relative residual": self.relative}, index=self.player_names)
+        n = len(self.values)
+        return pd.DataFrame({
+            "instance": np.repeat(np.arange(n), self.n_players),
+            "player": self.player_names * n,
+            "value": self.values.ravel(),
+            "residual norm": self.residual_norms.ravel(),
+            "relative residual": self.relative.ravel(),
+        })
+
+    def __repr__(self):
+        return (f"ShapleyResiduals(n_players={self.n_players}, "
+                f"max relative residual={np.max(self.relative):.3g})")
+
+
+def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS):
+    """Shapley values and Shapley residuals of a game (Kumar et al. 2020).
+
+    View the game as a function v on the vertices of the hypercube {0,1}^d,
+    with gradient D (edge S -> S+j carries v(S+j) - v(S)) and partial gradient
+    D_i (only the i-edges). Player i's component game solves
+
+        min ||D v_i - D_i v||^2  subject to  v_i(empty) = 0,
+
+    i.e. the Laplace equation L v_i = L_i v with L = D^T D the hypercube
+    Laplacian and L_i = D^T D_i; then phi_i = v_i(all) is the Shapley value and
+    r_i = D_i v - D v_i the residual (zero for every player iff the game is
+    inessential; Kumar et al. 2020, Prop. 1 as stated in thesis §2.3.1).
+
+    Both Laplacians are diagonal in the Walsh-Hadamard basis: L has eigenvalue
+    2|T| and L_i eigenvalue 2[i in T] on the character (-1)^{|S ∩ T|}. So
+    v̂_i(T) = [i in T] v̂(T) / |T|, and the Shapley value and residual norm of
+    every player follow from one transform in O(d 2**d) time:
+
+        phi_i = 2^-d sum_{T ∋ i} v̂(T) ((-1)^|T| - 1) / |T|,
+        ||r_i||^2 = 2^{1-d} sum_{T ∋ i} v̂(T)^2 (1 - 1/|T|).
+
+    Component games and residual edge vectors are formed only on request.
+
+    Parameters
+    ----------
+    game : Game
+        Up to ``max_players`` players; vectorised games give one result per instance.
+    max_players : int
+        Refuse larger games (every one of the 2**d coalitions is evaluated).
+
+    Returns
+    -------
+    ShapleyResiduals
+    """
+    if not isinstance(game, Game):
+        raise TypeError(
+            f"shapley_residuals needs a kernelxai Game; got {type(game).__name__}. Wrap a table "
+            "with kx.TabularGame or a function with kx.FunctionGame"
+        )
+    d = game.n_players
+    max_players = check_positive_int(max_players, "max_players")
+    if d > max_players:
+        n = game.n_instances or 1
+        gib = 2**d * n * 8 * 3 / 2**30
+        raise ValueError(
+            f"Shapley residuals need the worth of every coalition: {d} players means "
+            f"2**{d} = {2**d:,} game evaluations per instance and about {gib:,.1f} GiB of "
+            f"working memory, more than the limit of {max_players} players "
+            f"(2**{max_players} = {2**max_players:,} evaluations). Group the features "
+            "(game.grouped(groups)) to reduce the number of players"
+        )
+    table = tabulate(game)
+    single = table.ndim == 1
+    table2 = table[:, None] if single else table
+    hat = walsh_hadamard(table2)
+    meta = {**game.meta, "method": "Shapley residuals (Walsh-Hadamard)"}
+    return ShapleyResiduals(table2, hat, list(game.player_names), single, meta)
+
+

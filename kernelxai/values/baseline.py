@@ -1,0 +1,215 @@
+"""The functional baseline value function of PKeX-Shapley (Mohammadi et al. 2025).
+
+For a model f(x) = sum_i alpha_i k(x, x_i) + b with a product kernel
+k = prod_l k_l, PKeX Def. 1 removes a feature by setting its kernel factor to
+one, its least informative value:
+
+    v_x(S) = sum_i alpha_i prod_{l in S} k_l(x_l, x_il) + b.
+
+Per explained point this is a :class:`~kernelxai.games.ProductGame` with one
+term per training point (present factor a_l = k_l(x_l, x_il), absent factor
+c_l = 1, weight alpha_i); the intercept is a term with a = c = 1, in every
+v(S), so it cancels from the Shapley values. Efficiency (PKeX Lemma 4):
+sum_j phi_j = f(x) - b - sum_i alpha_i. The normalised variant (PKeX Prop. 10)
+sets v(empty) = b instead of b + sum(alpha); that is one more multiplicative
+term (weight -sum(alpha), a = 0, c = 1), which adds sum(alpha)/d to every
+phi_j, so that sum_j phi_j = f(x) - b. (The paper prints sum(alpha)/n; the
+efficiency axiom gives /d, the number of players.)
+
+The Shapley values are available exactly in polynomial time with
+``method="product"`` (the default, alias ``"quadrature"``), ``"stable"``
+(PKeX Alg. 2) or ``"newton"`` (PKeX Alg. 1); ``"exact"`` (alias ``"brute"``),
+``"kernel"`` and ``"permutation"`` work on the same game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import working_elements
+from .._validation import check_positive_int, feature_names_of
+from ..games import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentGame
+from .base import ValueFunction, register
+
+__all__ = ["FunctionalBaseline", "FunctionalBaselineGame"]
+
+
+class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames):
+    """The game v_x(S) = alpha^T k_S(X_S, x_S) + b of PKeX Def. 1, for many x at once.
+
+    Terms are generated block by block from the per-feature Gram tensor
+    between the explained points and the training points; nothing of size
+    n_explained x n_train x d is held at once beyond ``max_elements``.
+
+    Parameters
+    ----------
+    model : KernelExpansion
+        With a product kernel.
+    X : ndarray (n, d)
+        Validated points to explain.
+    normalize : bool
+        PKeX Prop. 10: v(empty) = b, so that the values sum to f(x) - b.
+    """
+
+    def __init__(self, model, X, normalize=False, player_names=None, meta=None):
+        super().__init__(n_players=X.shape[1], n_instances=X.shape[0],
+                         player_names=player_names, data=X, meta=meta)
+        self.model = model
+        self.X = X
+        self.normalize = bool(normalize)
+
+    def _extra_terms(self):
+        """The intercept (a = c = 1) and, when normalised, -sum(alpha) on the empty coalition."""
+        d = self.n_players
+        b, total = self.model.intercept, float(self.model.alpha.sum())
+        w = [b] + ([-total] if self.normalize else [])
+        a = np.ones((1, len(w), d))
+        if self.normalize:
+            a[0, 1] = 0.0
+        return np.asarray(w)[None, :], a
+
+    def n_terms(self):
+        return len(self.model.X_train) + (2 if self.normalize else 1)
+
+    def iter_terms(self, max_elements=None):
+        if max_elements is None:
+            max_elements = working_elements(8)
+        alpha = self.model.alpha[None, :]
+        for rows, G in self.model.kernel.iter_feature_grams(self.X, self.model.X_train,
+                                                            max_elements=max_elements):
+            yield rows, alpha, G, np.broadcast_to(1.0, G.shape)
+        w, a = self._extra_terms()
+        yield slice(0, self.n_instances), w, a, np.ones_like(a)
+
+    def coefficient_matrices(self, coalitions, weights=None):
+        """The worths as linear maps of alpha: v(S)(x_a) = (M_S @ alpha)[a] + b.
+
+        PKeX Def. 1: M_S = K_S(X, X_train) (all ones for the empty coalition);
+        normalised (Prop. 10), M_empty = 0 since v(empty) = b. Weighted sums
+        of these matrices are the Shapley representers of
+        :mod:`kernelxai.functionals`.
+
+        Parameters
+        ----------
+        coalitions : bool array (c, d)
+        weights : array (c, q), optional
+            If given, return sum_k weights[k, r] M_{S_k} for each column r.
+
+        Returns
+        -------
+        ndarray (c, n_x, n_train), or (q, n_x, n_train) with ``weights``
+        """
+        z, _ = self._check_coalitions(coalitions)
+        W = np.eye(len(z)) if weights is None else np.asarray(weights, dtype=float)
+        if W.ndim != 2 or W.shape[0] != len(z) or not np.all(np.isfinite(W)):
+            raise ValueError(f"weights must be a finite array of shape ({len(z)}, q); got shape {W.shape}")
+        if self.normalize:
+            W = np.where(~z.any(axis=1)[:, None], 0.0, W)
+        Xt = self.model.X_train
+        out = np.empty((W.shape[1], self.n_instances, len(Xt)))
+        budget = max(1, working_elements(8) // max(1, len(z)))
+        for rows, G in self.model.kernel.iter_feature_grams(self.X, Xt, max_elements=budget):
+            P = np.ones((len(z),) + G.shape[:2])
+            for l in range(self.n_players):
+                sel = z[:, l]
+                if sel.any():
+                    P[sel] *= G[None, :, :, l]
+            out[:, rows] = np.einsum("cai,cq->qai", P, W)
+        return out
+
+    def unit_game(self):
+        """The games of the unit models k(., x_i), one per (training point, explained point).
+
+        A product game with n_train * n_x instances, instance i * n_x + a being
+        the game of f = k(., x_i) at x_a (one term a = k(x_a, x_i), c = 1; plus
+        the term -1 on the empty coalition when normalised). Its Shapley
+        values are the representer entries R_j[a, i], in polynomial time.
+        """
+        return _UnitFunctionalBaselineGame(self)
+
+
+class _UnitFunctionalBaselineGame(ProductGame):
+    def __init__(self, game):
+        n, nx = len(game.model.X_train), game.n_instances
+        super().__init__(n_players=game.n_players, n_instances=n * nx, player_names=game.player_names,
+                         meta={"value_function": "functional baseline unit models"})
+        self.source = game
+
+    def n_terms(self):
+        return 2 if self.source.normalize else 1
+
+    def iter_terms(self, max_elements=None):
+        if max_elements is None:
+            max_elements = working_elements(8)
+        g = self.source
+        kernel, Xt, X, d, nx = g.model.kernel, g.model.X_train, g.X, g.n_players, g.n_instances
+        r = 2 if g.normalize else 1
+        w = np.array([[1.0, -1.0][:r]])
+        for rows, G in kernel.iter_feature_grams(Xt, X, max_elements=max(d, max_elements // r)):
+            k = rows.stop - rows.start
+            a = np.zeros((k * nx, r, d))
+            a[:, 0] = G.reshape(k * nx, d)
+            yield slice(rows.start * nx, rows.stop * nx), w, a, np.ones((1, r, d))
+
+
+
+@register("functional_baseline")
+class FunctionalBaseline(ValueFunction):
+    """PKeX-Shapley's functional baseline value function (PKeX Def. 1; Prop. 10 if normalised).
+
+    v_x(S) = sum_i alpha_i prod_{l in S} k_l(x_l, x_il) + b: absent features
+    have their kernel factor set to 1. Defined for product kernels only.
+
+    Parameters
+    ----------
+    model : KernelExpansion or supported model
+        Anything :func:`kernelxai.models.as_expansion` accepts, with a product
+        kernel.
+    normalize : bool, default False
+        False: base value b + sum(alpha), sum_j phi_j = f(x) - b - sum(alpha)
+        (PKeX Lemma 4). True: base value b, sum_j phi_j = f(x) - b; each phi_j
+        grows by sum(alpha)/d (PKeX Prop. 10).
+    groups, group_names : optional
+        Explain groups of features as single players (still a product game).
+
+    Examples
+    --------
+    >>> expl = kx.explain(model, X, value="functional_baseline")                  # doctest: +SKIP
+    >>> expl = kx.explain(model, X, value="functional_baseline", method="stable") # doctest: +SKIP
+    """
+
+    name = "functional baseline (PKeX Def. 1)"
+
+    def __init__(self, model, normalize=False, groups=None, group_names=None):
+        from ..models import as_expansion
+
+        self.model = as_expansion(model)
+        kernel = self.model.kernel
+        if not getattr(kernel, "is_product", False):
+            raise TypeError(
+                "the functional baseline value function (PKeX Def. 1) sets kernel factors of "
+                "absent features to 1, so it needs a product kernel k = prod_j k_j (RBF, "
+                f"Laplace, Cauchy, Categorical, Product); the model's kernel is {kernel!r}"
+            )
+        check_positive_int(self.model.n_features, "number of features", minimum=1)
+        if self.model.n_features < 2:
+            raise ValueError(
+                "the functional baseline attributes a prediction among at least 2 features; "
+                "this model has d = 1, whose only Shapley value is f(x) - b - sum(alpha)"
+            )
+        if not isinstance(normalize, (bool, np.bool_)):
+            raise TypeError(f"normalize must be True or False; got {normalize!r}")
+        self.normalize = bool(normalize)
+        self._set_groups(groups, group_names)
+        if self.normalize:
+            self.name = "functional baseline, normalised (PKeX Prop. 10)"
+
+    def _game(self, X):
+        names = feature_names_of(X) or list(self.model.feature_names)
+        X = self.model.check_X(X)
+        meta = {"normalize": self.normalize}
+        return FunctionalBaselineGame(self.model, X, normalize=self.normalize,
+                                      player_names=names, meta=meta)
+
+    def __repr__(self):
+        return f"FunctionalBaseline(normalize={self.normalize})"
