@@ -45,11 +45,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._config import working_elements
 from ._validation import check_choice, check_matrix, check_positive_int, check_rng
-from .games import all_coalitions
+from .estimators.registry import NotApplicableError
+from .games import HasUnitGames, LinearInCoefficients, all_coalitions
 from .models import as_expansion
 from .product import gauss_legendre_01, leave_one_out_product, product_shapley, shapley_weights_exact
 from .values import base as _values
+from .values.base import EmbeddingValueFunction
+from .values.interventional import Interventional
+from .values.observational import Observational
 
 __all__ = [
     "ShapleyRepresenters",
@@ -62,7 +67,7 @@ __all__ = [
     "theorem6_bound",
 ]
 
-#: Value functions whose Shapley functionals have representer matrices here.
+#: Value functions whose games are linear in alpha (LinearInCoefficients), for messages.
 SUPPORTED_VALUES = ("interventional", "observational", "functional_baseline")
 
 #: Largest d for which "auto" enumerates all coalitions.
@@ -179,9 +184,6 @@ def _value_function(model, value, background, options):
         if not isinstance(value, str):
             raise TypeError(f"value must be a value-function name {SUPPORTED_VALUES} or a "
                             f"ValueFunction instance; got {type(value).__name__}")
-        if value not in SUPPORTED_VALUES:
-            raise ValueError(f"Shapley representers are available for the value functions "
-                             f"{SUPPORTED_VALUES} (linear in alpha); got {value!r}")
         cls = _values.get(value)
         import inspect
 
@@ -319,18 +321,20 @@ def shapley_representers(model, X, value="interventional", *, features=None, bac
     ShapleyRepresenters
     """
     vf = _value_function(model, value, background, options)
-    expansion = vf.model
     game = vf.game(X)
+    if not isinstance(game, LinearInCoefficients):
+        kernel = getattr(getattr(vf, "model", None), "kernel", None)
+        raise NotApplicableError(
+            f"the {_value_name(vf)!r} value function does not expose coefficient matrices here"
+            + (f" (the model's kernel is {kernel!r})" if kernel is not None else "")
+            + f": Shapley representers are available for the value functions {SUPPORTED_VALUES} "
+            "of kernel models with a product kernel (their games are linear in alpha)")
+    expansion = vf.model
     d, nx, n = game.n_players, game.n_instances, len(expansion.X_train)
     names = list(game.player_names)       # DataFrame columns of X, else the model's names
     feats = resolve_features(features, names)
     method = check_choice(method, "method", ("auto", "exact", "sampled", "product"))
-    has_matrices = hasattr(game, "coefficient_matrices")
-    has_units = hasattr(game, "unit_game")
-    if not has_matrices:
-        raise TypeError(f"the {_value_name(vf)!r} value function does not expose coefficient "
-                        f"matrices for this model ({expansion.kernel!r}); Shapley representers "
-                        f"need one of {SUPPORTED_VALUES} with a product kernel")
+    has_units = isinstance(game, HasUnitGames)
     if method == "auto":
         if d <= EXACT_MAX_FEATURES:
             enumeration = 2**d * (nx + len(getattr(vf, "background", expansion.X_train))) * n * d
@@ -366,7 +370,7 @@ def shapley_representers(model, X, value="interventional", *, features=None, bac
 def _embedding_setup(model, value, background, options):
     vf = _value_function(model, value, background, options)
     name = _value_name(vf)
-    if name not in ("interventional", "observational"):
+    if not isinstance(vf, EmbeddingValueFunction):
         raise ValueError(
             f"RKHS norms of Shapley functionals need a value function that is an embedding in the "
             f"RKHS (interventional KME or observational CME); got {name!r}. The functional "
@@ -376,7 +380,8 @@ def _embedding_setup(model, value, background, options):
     if not kernel.is_product:
         raise ValueError(f"RKHS norms of Shapley functionals are implemented for product kernels; "
                          f"the model's kernel is {kernel!r}")
-    if name == "observational" and (vf.form != "product" or vf.landmarks is not None):
+    name = "interventional" if isinstance(vf, Interventional) else "observational"
+    if isinstance(vf, Observational) and (vf.form != "product" or vf.landmarks is not None):
         raise ValueError("observational RKHS norms need the exact product form (form='product', "
                          "landmarks=None)")
     return vf, name
@@ -392,7 +397,7 @@ def _pairs(X, X_prime, d):
 
 
 def functional_distances(model, X, X_prime, value="interventional", *, features=None,
-                         background=None, method="auto", max_elements=2**23, **options):
+                         background=None, method="auto", max_elements=None, **options):
     """RKHS distances ||phi_{x,i} - phi_{x',i}||_H of Shapley functionals, row by row of X, X'.
 
     RKHS-SHAP §3.1: the Riesz representer of phi_{x,i} is
@@ -434,6 +439,8 @@ def functional_distances(model, X, X_prime, value="interventional", *, features=
     d = vf.model.n_features
     X, Xp = _pairs(X, X_prime, d)
     feats = resolve_features(features, list(vf.model.feature_names))
+    if max_elements is None:
+        max_elements = working_elements(4)
     method = check_choice(method, "method", ("auto", "quadrature", "exact"))
     if method == "auto":
         method = "quadrature" if name == "interventional" else "exact"

@@ -493,7 +493,7 @@ class ProductGame(Game):
             return super().evaluation_flops(n_coalitions)
         return 2.0 * float(n_coalitions) * (self.n_instances or 1) * terms * self.n_players
 
-    def iter_terms(self, max_elements=2**22):
+    def iter_terms(self, max_elements=None):
         """Yield ``(rows, w, a, c)`` blocks covering all terms of all instances.
 
         ``rows`` is a slice of instances; ``w`` has shape (len(rows) or 1, R_b),
@@ -501,6 +501,8 @@ class ProductGame(Game):
         split across blocks; the blocks' contributions add up.
         """
         n, (_, R, d) = self.n_instances, self._a.shape
+        if max_elements is None:
+            max_elements = working_elements(8)
         rows_per_block = max(1, max_elements // max(R * d, 1))
         for start in range(0, n, rows_per_block):
             rows = slice(start, min(n, start + rows_per_block))
@@ -539,7 +541,7 @@ class _GroupedProductGame(ProductGame):
     def cost_advice(self):
         return self.game.cost_advice()
 
-    def iter_terms(self, max_elements=2**22):
+    def iter_terms(self, max_elements=None):
         for rows, w, a, c in self.game.iter_terms(max_elements):
             ga = np.stack([a[..., g].prod(axis=-1) for g in self.groups], axis=-1)
             gc = np.stack([c[..., g].prod(axis=-1) for g in self.groups], axis=-1)

@@ -32,6 +32,7 @@ import warnings
 
 import numpy as np
 
+from ._config import working_elements
 from ._validation import check_matrix, check_rng
 
 __all__ = [
@@ -45,11 +46,14 @@ __all__ = [
     "Matern",
     "CoalitionGrams",
     "median_heuristic",
-    "DEFAULT_BLOCK_ELEMENTS",
 ]
 
-#: Default size (float64 elements) of one block of a Gram tensor: 128 MB.
-DEFAULT_BLOCK_ELEMENTS = 2**24
+#: Share of ``kx.config_context(max_memory=...)`` one block of a Gram tensor may take.
+BLOCK_SHARE = 2
+
+
+def _block_elements(max_elements):
+    return working_elements(BLOCK_SHARE) if max_elements is None else int(max_elements)
 
 
 class Kernel:
@@ -75,7 +79,7 @@ class Kernel:
         """The kernel of the same form acting on the columns ``features`` only."""
         raise NotImplementedError
 
-    def coalition_gram(self, A, B=None, subset=None, max_elements=DEFAULT_BLOCK_ELEMENTS):
+    def coalition_gram(self, A, B=None, subset=None, max_elements=None):
         """K_S(A, B) for one coalition, by the fastest route this kernel has.
 
         The default is :meth:`gram`. Kernels with a faster, slightly less
@@ -119,19 +123,19 @@ class ProductKernel(Kernel):
         feats = self._features(A.shape[1], features)
         return self._block(A, B, feats)
 
-    def iter_feature_grams(self, A, B=None, features=None, max_elements=DEFAULT_BLOCK_ELEMENTS):
+    def iter_feature_grams(self, A, B=None, features=None, max_elements=None):
         """Yield ``(rows, G_block)`` with G_block = feature_grams(A[rows], B, features).
 
         Blocks hold at most about ``max_elements`` numbers.
         """
         A, B = self._check_pair(A, B)
         feats = self._features(A.shape[1], features)
-        step = max(1, int(max_elements) // max(1, B.shape[0] * len(feats)))
+        step = max(1, _block_elements(max_elements) // max(1, B.shape[0] * len(feats)))
         for start in range(0, A.shape[0], step):
             rows = slice(start, min(A.shape[0], start + step))
             yield rows, self._block(A[rows], B, feats)
 
-    def gram(self, A, B=None, subset=None, max_elements=DEFAULT_BLOCK_ELEMENTS):
+    def gram(self, A, B=None, subset=None, max_elements=None):
         """Gram matrix of the coalition ``subset`` (default all features).
 
         ``subset`` is a boolean mask of length d or a list of feature indices;
@@ -226,7 +230,7 @@ class RBF(_Stationary):
     def _profile(r):
         return np.exp(-0.5 * r * r)
 
-    def coalition_gram(self, A, B=None, subset=None, max_elements=DEFAULT_BLOCK_ELEMENTS):
+    def coalition_gram(self, A, B=None, subset=None, max_elements=None):
         """K_S(A, B) = exp(-||a_S - b_S||^2_l / 2) with the squared distances from one matrix product.
 
         ||a - b||^2 = ||a||^2 + ||b||^2 - 2 a.b on lengthscale-scaled
@@ -398,7 +402,7 @@ class Matern(Kernel):
         s = np.sqrt(5.0) * r
         return (1.0 + s + s * s / 3.0) * np.exp(-s)
 
-    def gram(self, A, B=None, subset=None, max_elements=DEFAULT_BLOCK_ELEMENTS):
+    def gram(self, A, B=None, subset=None, max_elements=None):
         """Gram matrix of k_S, the Matern kernel on the coordinates in ``subset``.
 
         ``subset`` is a boolean mask of length d or a list of feature indices
@@ -418,7 +422,7 @@ class Matern(Kernel):
             return out
         scale = self._scales(d)[feats]
         As, Bs = A[:, feats] / scale, B[:, feats] / scale
-        step = max(1, int(max_elements) // max(1, B.shape[0] * len(feats)))
+        step = max(1, _block_elements(max_elements) // max(1, B.shape[0] * len(feats)))
         for start in range(0, A.shape[0], step):
             diff = As[start:start + step, None, :] - Bs[None, :, :]
             r = np.sqrt(np.einsum("abj,abj->ab", diff, diff))

@@ -25,7 +25,8 @@ from ._threads import single_threaded_blas
 
 from ._linalg import cholesky_jitter
 from ._validation import check_matrix, feature_names_of
-from .kernels import RBF, DEFAULT_BLOCK_ELEMENTS, Kernel, Laplace, Matern, median_heuristic
+from ._config import working_elements
+from .kernels import RBF, Kernel, Laplace, Matern, median_heuristic
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -89,11 +90,12 @@ class KernelExpansion:
         """Validate points to evaluate or explain against the model's feature count."""
         return check_matrix(X, name, n_features=self.n_features, allow_1d=True)
 
-    def predict(self, X, max_elements=DEFAULT_BLOCK_ELEMENTS):
-        """f(X), evaluated in row blocks."""
+    def predict(self, X, max_elements=None):
+        """f(X), evaluated in row blocks of about ``max_elements`` numbers (default: from the config)."""
         X = self.check_X(X)
         out = np.empty(X.shape[0])
-        step = max(1, int(max_elements) // max(1, self.X_train.shape[0] * self.n_features))
+        max_elements = working_elements(2) if max_elements is None else int(max_elements)
+        step = max(1, max_elements // max(1, self.X_train.shape[0] * self.n_features))
         for start in range(0, X.shape[0], step):
             block = X[start:start + step]
             out[start:start + len(block)] = self.kernel.gram(block, self.X_train) @ self.alpha

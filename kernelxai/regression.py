@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._config import working_elements
 from ._validation import check_matrix, feature_names_of
 from .games import Game
 from .shapley import shapley_values
 
 #: memory budget (float64 elements) of one block of coalition designs
-_MAX_ELEMENTS = 2**23
 
 __all__ = ["R2Game", "explain_r2"]
 
@@ -83,7 +83,7 @@ class R2Game(Game):
                 continue
             rows = np.flatnonzero(sizes == s)
             idx = np.nonzero(z[rows])[1].reshape(len(rows), s)   # members of each coalition, sorted
-            step = max(1, _MAX_ELEMENTS // (n * s))
+            step = max(1, working_elements(4) // (n * s))
             for start in range(0, len(rows), step):
                 block = idx[start:start + step]
                 A = self._Xs[:, block].transpose(1, 0, 2)          # (k, n, s)

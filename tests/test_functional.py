@@ -110,7 +110,7 @@ def test_registered_and_auto():
     assert "functional_baseline" in kx.values.registered()
     model, _ = svr_expansion(3)
     vf = kx.values.FunctionalBaseline(model)
-    assert vf.auto_method(vf.game(np.zeros((1, 3)))) == "product"
+    assert kx.estimators.choose(vf.game(np.zeros((1, 3))))[0].name == "product"
     assert "normalize=False" in repr(vf)
 
 

@@ -441,8 +441,9 @@ def test_bayes_through_shapley_values_and_bad_input():
         U.bayes_shap(game, coalitions=all_coalitions(4))
     with pytest.raises(ValueError, match="fixed design"):
         U.bayes_shap(game, weights=np.ones(3))
-    with pytest.raises(ValueError, match="2 players"):
-        U.bayes_shap(kx.TabularGame([0.0, 1.0]))
+    # one player: phi = v(all) - v(empty), exactly (d = 1 works everywhere)
+    one = U.bayes_shap(kx.TabularGame([0.0, 1.0]))
+    assert one.values[0] == 1.0 and one.stderr[0] == 0.0
     with pytest.raises(ValueError, match="prior_strength"):
         U.bayes_shap(game, prior_strength=-1)
     with pytest.raises(ValueError, match="positive definite"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from tqdm.auto import tqdm
 
+from .._config import working_elements
 from .._validation import check_level, check_matrix, check_positive_int, check_rng, feature_names_of
 from ..estimators._common import t_interval
 from ..explanation import Explanation
@@ -90,7 +91,7 @@ def single_reference_game(predict, x, reference, feature_names=None):
 
 
 def single_reference(predict, x, references, level=0.95, *, method="auto", n_permutations=1,
-                     seed=None, feature_names=None, max_elements=2**22, progress=False):
+                     seed=None, feature_names=None, max_elements=None, progress=False):
     """Attributions with standard errors from single-reference games (Merrick & Taly 2020).
 
     For each reference r_k the single-reference game
@@ -157,7 +158,8 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
         method = "exact" if d <= SINGLE_REFERENCE_EXACT_PLAYERS or kernel_route else "permutation"
     if method not in ("exact", "permutation"):
         raise ValueError(f"unknown method {method!r}; accepted: 'auto', 'exact', 'permutation'")
-    max_elements = check_positive_int(max_elements, "max_elements")
+    max_elements = working_elements(8) if max_elements is None else \
+        check_positive_int(max_elements, "max_elements")
     f_ref = f(refs)
     value_function = _kernel_value_function(predict) if method == "exact" else None
     if value_function is not None:

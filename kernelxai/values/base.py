@@ -13,7 +13,7 @@ import numpy as np
 from ..games import Game
 
 __all__ = ["ValueFunction", "register", "get", "registered", "distinct_coalition_weights",
-           "resolve_groups"]
+           "resolve_groups", "EmbeddingValueFunction"]
 
 _REGISTRY: dict[str, type] = {}
 
@@ -140,3 +140,12 @@ class ValueFunction:
 
     def __repr__(self):
         return f"{type(self).__name__}()"
+
+
+class EmbeddingValueFunction:
+    """Ability: worths are inner products of f with (conditional) kernel mean embeddings.
+
+    Declared by the interventional (KME) and observational (CME) value
+    functions of kernel models; their Shapley functionals have finite RKHS
+    norms (RKHS-SHAP Theorem 6), which :mod:`kernelxai.functionals` computes.
+    """

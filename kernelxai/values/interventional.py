@@ -29,7 +29,7 @@ from ..games import (GroupedGame, HasUnitGames, LinearInCoefficients, ProductGam
                      coalitions_to_bitmasks)
 from ..models import as_expansion
 from .agnostic import MarginalGame, _budget, check_background, check_points, flops_per_point
-from .base import ValueFunction, distinct_coalition_weights, register
+from .base import EmbeddingValueFunction, ValueFunction, distinct_coalition_weights, register
 
 __all__ = ["Interventional", "InterventionalGame"]
 
@@ -295,7 +295,7 @@ class _GroupedInterventionalGame(_GroupedProductGame):
 
 
 @register("interventional")
-class Interventional(ValueFunction):
+class Interventional(ValueFunction, EmbeddingValueFunction):
     """Interventional value function of a kernel model (RKHS-SHAP Prop. 3, KME).
 
     nu_I(x, S) = E_b[f(x_S, b_{S^c})] over the background sample, computed for

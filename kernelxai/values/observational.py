@@ -43,7 +43,7 @@ from ..games import Game, LinearInCoefficients
 from ..kernels import CoalitionGrams, Matern, ProductKernel
 from ..models import as_expansion
 from .agnostic import _budget, check_background, check_points
-from .base import ValueFunction, distinct_coalition_weights, register
+from .base import EmbeddingValueFunction, ValueFunction, distinct_coalition_weights, register
 
 __all__ = ["Observational", "ObservationalGame"]
 
@@ -364,7 +364,7 @@ class ObservationalGame(Game, LinearInCoefficients):
 
 
 @register("observational")
-class Observational(ValueFunction):
+class Observational(ValueFunction, EmbeddingValueFunction):
     """Observational value function of a kernel model (RKHS-SHAP Prop. 3; App. C).
 
     nu_O(x, S) estimates E[f(X) | X_S = x_S] with the conditional mean
