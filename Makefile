@@ -1,7 +1,10 @@
 # kernelxai: two commands on a fresh machine.
-#   make run   set up .venv, execute every notebook, render HTML, print the results
-#   make test  set up .venv with the test extras and run the whole suite
-#   make lab   JupyterLab on notebooks/
+#   make run      set up .venv, execute every notebook, render HTML, print the results
+#                 (writes only under build/)
+#   make test     set up .venv with the test extras and run the whole suite
+#   make lab      JupyterLab on notebooks/
+#   make figures  like make run, and also refresh the README's figures in docs/figures/
+# run, smoke, figures and lab install only the notebooks extra (no test tools).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -11,13 +14,14 @@ PIP    := $(PY) -m pip
 PYTEST_ARGS ?=
 NOTEBOOK_ARGS ?=
 
-.PHONY: run test lab notebooks smoke clean help
+.PHONY: run test lab notebooks smoke figures clean help
 
 help:
 	@echo "make run    execute all notebooks (default settings) into build/ and print a summary"
 	@echo "make test   run unit, property-based and notebook smoke tests"
 	@echo "make lab    open JupyterLab on notebooks/"
 	@echo "make smoke  execute all notebooks in smoke mode (quick)"
+	@echo "make figures  make run, and refresh docs/figures/ (the README's figures)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +41,9 @@ run: $(VENV)/.run-stamp
 
 smoke: $(VENV)/.run-stamp
 	$(PY) scripts/run_notebooks.py --smoke $(NOTEBOOK_ARGS)
+
+figures: $(VENV)/.run-stamp
+	$(PY) scripts/run_notebooks.py --figures $(NOTEBOOK_ARGS)
 
 test: $(VENV)/.test-stamp
 	$(PY) -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)

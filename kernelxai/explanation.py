@@ -8,7 +8,19 @@ import numpy as np
 
 __all__ = ["Explanation"]
 
-_PER_CELL = ("values", "data", "stderr", "lower", "upper")
+#: the axes an Explanation can have, in the order in which they appear
+AXES = ("instance", "feature", "output")
+
+_PER_CELL = ("values", "stderr", "lower", "upper")
+_BLOCKS = ("interactions", "covariance")
+
+
+def _is_int(key):
+    return isinstance(key, (numbers.Integral, np.integer)) and not isinstance(key, (bool, np.bool_))
+
+
+def _max_abs(arr):
+    return float(np.max(np.abs(arr))) if arr.size else 0.0
 
 
 class Explanation:
@@ -16,64 +28,290 @@ class Explanation:
 
     Parameters
     ----------
-    values : array (n, d) or (d,)
-        Shapley values: row = explained instance, column = feature (player).
-    base_values : array (n,) or float
-        What the values are measured from, so that
-        ``values.sum(-1) + base_values`` is the explained quantity.
-    data : array like ``values``, optional
-        Feature values of the explained instances.
+    values : array (n, d), (d,), (n, d, k) or (d, k)
+        Shapley values: instance x feature, with a trailing output axis of
+        length ``k`` for multi-class / multi-output models. A 3-D array always
+        has the output axis; a 2-D array is read as (d, k) only when
+        ``output_names`` is given, as (n, d) otherwise.
+    base_values : float or array (n,), (n, k), (k,)
+        What the values are measured from, one per instance and output (a
+        scalar is broadcast), so that ``base_values + values`` summed over the
+        feature axis is the explained quantity (:attr:`output`).
+    data : array (n, d) or (d,), optional
+        Feature values of the explained instances. Data are per instance x
+        feature and never have an output axis. Any dtype.
     feature_names : list of str, optional
+        Default ``"x0", "x1", ...``.
     stderr, lower, upper : arrays like ``values``, optional
         Standard errors and interval bounds of sampled estimates.
     meta : dict, optional
         How the values were computed: ``value_function``, ``method``,
         ``budget``, ``level``, ...
+    output_names : list of str, optional
+        Names of the ``k`` outputs (default ``"output_0", ..., "output_{k-1}"``);
+        giving them declares that ``values`` has an output axis.
+    interactions : array (n, d, d) or (d, d), optional
+        Pairwise interaction terms, with a trailing output axis ``k`` when
+        ``values`` has one. Must be finite, symmetric in the two feature axes
+        (to 1e-12 of the largest entry) and zero on the diagonal.
+    covariance : array (n, d, d) or (d, d), optional
+        Per explained instance, the d x d covariance of its Shapley values
+        (trailing ``k`` with outputs). Must be finite and symmetric with a
+        non-negative diagonal. When ``stderr`` is not given it is the square
+        root of the diagonal.
+    joint_covariance : array (n*d, n*d), optional
+        Covariance of all Shapley values of all instances jointly (trailing
+        ``k`` with outputs); row/column ``i * d + j`` is instance ``i``,
+        feature ``j``. Needs both an instance and a feature axis. When
+        ``covariance`` is not given it is taken from the diagonal blocks; when
+        it is given the two must agree.
+    axes : tuple of str, optional
+        Advanced: the names of the axes of ``values``, a subsequence of
+        ``("instance", "feature", "output")``. Inferred from ``values`` (see
+        above) when omitted; slicing uses it to describe what is left.
 
-    Indexing follows numpy on ``values``: ``e[0]`` is the first instance,
-    ``e[:, "bmi"]`` one feature for all instances, ``e[:10, [0, 2]]`` a block.
+    Notes
+    -----
+    Shape contract. With ``n`` instances, ``d`` features and ``k`` outputs,
+    every array lays its axes out in the order instance, feature, output and
+    leaves out the axes it does not have:
+
+    =================================  =====================  ===================
+    attribute                          full shape             single instance
+    =================================  =====================  ===================
+    values, stderr, lower, upper       (n, d[, k])            (d[, k])
+    base_values                        (n[, k])               float or (k,)
+    data                               (n, d)                 (d,)
+    interactions, covariance           (n, d, d[, k])         (d, d[, k])
+    joint_covariance                   (n*d, n*d[, k])        not kept
+    =================================  =====================  ===================
+
+    Indexing follows numpy on ``values``, one key per axis, with names
+    accepted for features and outputs and lists/arrays selecting a block on
+    every axis (never numpy's pointwise pairing): ``e[0]`` is the first
+    instance, ``e[:, "bmi"]`` one feature for all instances, ``e[:10, [0, 2]]``
+    a block, ``e[..., "class_1"]`` or ``e[:, :, 1]`` one output (an ordinary
+    (n, d) Explanation; the chosen output's name is recorded in
+    ``meta["output"]``). Every array above is sliced consistently:
+    interactions and covariance select the same features on both feature
+    axes and are dropped when a single feature is picked by an integer or a
+    name (the single feature's ``stderr`` remains); ``joint_covariance`` is
+    sliced exactly while both the instance and the feature axis remain and
+    dropped as soon as one of them is indexed by a single integer (the
+    per-instance ``covariance`` remains).
     """
 
     def __init__(self, values, base_values=0.0, data=None, feature_names=None,
-                 stderr=None, lower=None, upper=None, meta=None, *, axes=None):
+                 stderr=None, lower=None, upper=None, meta=None, *, output_names=None,
+                 interactions=None, covariance=None, joint_covariance=None, axes=None):
         values = np.asarray(values, dtype=float)
-        if values.ndim > 2:
-            raise ValueError(f"values must be 1-D or 2-D; got shape {values.shape}")
-        if axes is None:
-            axes = ("instance", "feature")[2 - values.ndim:]
-        if len(axes) != values.ndim:
-            raise ValueError(f"axes {axes} do not match values of shape {values.shape}")
-        self._axes = tuple(axes)
+        self._axes = axes = self._infer_axes(values, output_names, axes)
         self.values = values
-        n_rows = values.shape[0] if "instance" in axes else None
+        size = dict(zip(axes, values.shape))
+
+        # base values: one per instance and output
+        expected = tuple(size[a] for a in axes if a != "feature")
         base = np.asarray(base_values, dtype=float)
-        if n_rows is not None and base.ndim == 0:
-            base = np.full(n_rows, float(base))
-        if n_rows is not None and base.shape != (n_rows,):
-            raise ValueError(f"base_values must have shape ({n_rows},); got {base.shape}")
-        if n_rows is None and base.ndim:
-            raise ValueError(f"a single explanation has one base value; got shape {base.shape}")
+        if base.ndim == 0 and expected:
+            base = np.full(expected, float(base))
+        if base.shape != expected:
+            if not expected:
+                raise ValueError(
+                    f"a single explanation has one base value; got base_values of shape {base.shape}"
+                )
+            raise ValueError(
+                f"base_values must be a scalar or have shape {expected} (one per "
+                f"{' and '.join(a for a in axes if a != 'feature')}); got shape {base.shape}"
+            )
         self.base_values = base if base.ndim else float(base)
-        for name, arr in (("data", data), ("stderr", stderr), ("lower", lower), ("upper", upper)):
+
+        # per-cell arrays
+        if data is not None:
+            data = np.asarray(data)
+            expected = tuple(size[a] for a in axes if a != "output")
+            if data.shape != expected:
+                where = "the shape of values" if "output" not in axes else "one entry per instance x feature"
+                raise ValueError(f"data must have {where} {expected}; got shape {data.shape}")
+        self.data = data
+        for name, arr in (("stderr", stderr), ("lower", lower), ("upper", upper)):
             if arr is not None:
-                arr = np.asarray(arr, dtype=float) if name != "data" else np.asarray(arr)
+                arr = np.asarray(arr, dtype=float)
                 if arr.shape != values.shape:
                     raise ValueError(
                         f"{name} must have the shape of values {values.shape}; got {arr.shape}"
                     )
             setattr(self, name, arr)
-        n_features = values.shape[-1] if self._axes[-1:] == ("feature",) else 1
+
+        # names
+        n_features = size.get("feature", 1)
         if feature_names is None:
             feature_names = [f"x{j}" for j in range(n_features)]
-        feature_names = [str(f) for f in np.atleast_1d(feature_names)]
+        feature_names = [str(f) for f in np.atleast_1d(np.asarray(feature_names, dtype=object))]
         if len(feature_names) != n_features:
             raise ValueError(
                 f"feature_names has {len(feature_names)} entries; values have {n_features} feature(s)"
             )
         self.feature_names = feature_names
+        if "output" in axes:
+            k = size["output"]
+            if output_names is None:
+                output_names = [f"output_{j}" for j in range(k)]
+            output_names = [str(o) for o in np.atleast_1d(np.asarray(output_names, dtype=object))]
+            if len(output_names) != k:
+                raise ValueError(
+                    f"output_names has {len(output_names)} entries; values have {k} output(s)"
+                )
+            if len(set(output_names)) != k:
+                raise ValueError(f"output_names must be distinct; got {output_names}")
+        self.output_names = output_names
+
+        # blocks
+        self.joint_covariance = self._check_joint(joint_covariance, values.shape)
+        self.interactions = self._check_block("interactions", interactions)
+        if covariance is None and self.joint_covariance is not None:
+            covariance = self._joint_diagonal_blocks(self.joint_covariance)
+        elif covariance is not None and self.joint_covariance is not None:
+            covariance = np.asarray(covariance, dtype=float)
+            blocks = self._joint_diagonal_blocks(self.joint_covariance)
+            if blocks.shape == covariance.shape and not np.allclose(
+                    blocks, covariance, rtol=1e-9, atol=1e-12 * _max_abs(blocks)):
+                raise ValueError(
+                    "covariance must equal the diagonal blocks of joint_covariance; they differ by "
+                    f"up to {_max_abs(blocks - covariance):.3g}"
+                )
+        self.covariance = self._check_block("covariance", covariance)
+        if self.stderr is None and self.covariance is not None:
+            self.stderr = np.sqrt(np.clip(self._block_diagonal(self.covariance), 0.0, None))
         self.meta = dict(meta or {})
 
+    # ------------------------------------------------------------- validation
+    @staticmethod
+    def _infer_axes(values, output_names, axes):
+        if axes is not None:
+            axes = tuple(axes)
+            if len(set(axes)) != len(axes) or any(a not in AXES for a in axes) or \
+                    list(axes) != [a for a in AXES if a in axes]:
+                raise ValueError(
+                    f"axes must be a subsequence of {AXES} in that order; got {axes}"
+                )
+        elif values.ndim > 3:
+            raise ValueError(
+                f"values must be (n, d), (d,), (n, d, k) or (d, k); got shape {values.shape}"
+            )
+        elif values.ndim == 3:
+            axes = AXES
+        elif output_names is not None:
+            if values.ndim != 2:
+                raise ValueError(
+                    "with output_names, values must be (n, d, k) or, for a single instance, "
+                    f"(d, k); got shape {values.shape}"
+                )
+            axes = ("feature", "output")
+        else:
+            axes = ("instance", "feature")[2 - values.ndim:]
+        if len(axes) != values.ndim:
+            raise ValueError(f"axes {axes} do not match values of shape {values.shape}")
+        if output_names is not None and "output" not in axes:
+            raise ValueError(
+                f"output_names were given but values of shape {values.shape} have no output axis "
+                f"(axes {axes})"
+            )
+        return axes
+
+    def _block_axes(self):
+        """Axis labels of an interaction / covariance block."""
+        labels = []
+        for a in self._axes:
+            labels += [a, a] if a == "feature" else [a]
+        return tuple(labels)
+
+    def _block_shape(self):
+        size = dict(zip(self._axes, self.values.shape))
+        return tuple(size[a] for a in self._block_axes())
+
+    def _block_diagonal(self, block):
+        """The diagonal of a block, laid out like ``values``."""
+        p = self._axes.index("feature")
+        return np.moveaxis(np.diagonal(block, axis1=p, axis2=p + 1), -1, p)
+
+    def _check_block(self, name, block):
+        if block is None:
+            return None
+        if "feature" not in self._axes:
+            raise ValueError(f"{name} need a feature axis; values have axes {self._axes}")
+        block = np.asarray(block, dtype=float)
+        expected = self._block_shape()
+        if block.shape != expected:
+            raise ValueError(
+                f"{name} must have shape {expected} ({' x '.join(self._block_axes())}); "
+                f"got {block.shape}"
+            )
+        if not np.all(np.isfinite(block)):
+            raise ValueError(f"{name} must be finite; got {int(np.sum(~np.isfinite(block)))} "
+                             "non-finite entries")
+        p = self._axes.index("feature")
+        tol = 1e-12 * _max_abs(block)
+        asym = _max_abs(block - np.swapaxes(block, p, p + 1))
+        if asym > tol:
+            raise ValueError(
+                f"{name} must be symmetric in the two feature axes (to 1e-12 relative); "
+                f"the largest asymmetry is {asym:.3g}"
+            )
+        diagonal = self._block_diagonal(block)
+        if name == "interactions" and _max_abs(diagonal) > tol:
+            raise ValueError(
+                f"interactions must have a zero diagonal (a feature does not interact with "
+                f"itself); the largest diagonal entry is {_max_abs(diagonal):.3g}"
+            )
+        if name == "covariance" and diagonal.size and diagonal.min() < -tol:
+            raise ValueError(
+                f"covariance must have a non-negative diagonal (variances); got {diagonal.min():.3g}"
+            )
+        return block
+
+    def _check_joint(self, joint, shape):
+        if joint is None:
+            return None
+        if "instance" not in self._axes or "feature" not in self._axes:
+            raise ValueError(
+                "joint_covariance needs an instance and a feature axis; values have axes "
+                f"{self._axes} (give a single instance's covariance as covariance=)"
+            )
+        joint = np.asarray(joint, dtype=float)
+        cells = shape[0] * shape[1]
+        expected = (cells, cells) + shape[2:]
+        if joint.shape != expected:
+            raise ValueError(
+                f"joint_covariance must have shape {expected} (instance*feature x "
+                f"instance*feature{' x output' if len(shape) == 3 else ''}); got {joint.shape}"
+            )
+        if not np.all(np.isfinite(joint)):
+            raise ValueError("joint_covariance must be finite")
+        tol = 1e-12 * _max_abs(joint)
+        asym = _max_abs(joint - np.swapaxes(joint, 0, 1))
+        if asym > tol:
+            raise ValueError(
+                f"joint_covariance must be symmetric (to 1e-12 relative); the largest asymmetry "
+                f"is {asym:.3g}"
+            )
+        diagonal = np.diagonal(joint, axis1=0, axis2=1)
+        if diagonal.size and diagonal.min() < -tol:
+            raise ValueError(
+                f"joint_covariance must have a non-negative diagonal; got {diagonal.min():.3g}"
+            )
+        return joint
+
+    def _joint_diagonal_blocks(self, joint):
+        n, d = self.values.shape[:2]
+        four = joint.reshape((n, d, n, d) + joint.shape[2:])
+        return np.moveaxis(np.diagonal(four, axis1=0, axis2=2), -1, 0)
+
     # ------------------------------------------------------------------ views
+    @property
+    def axes(self):
+        """Names of the axes of ``values``, e.g. ``("instance", "feature", "output")``."""
+        return self._axes
+
     @property
     def shape(self):
         return self.values.shape
@@ -82,68 +320,156 @@ class Explanation:
         return len(self.values)
 
     @property
+    def has_outputs(self):
+        """Whether ``values`` has an output axis."""
+        return "output" in self._axes
+
+    @property
     def output(self):
-        """The explained quantity: ``base_values + values.sum(-1)`` (per instance)."""
-        if self._axes[-1:] == ("feature",):
-            return self.base_values + self.values.sum(axis=-1)
+        """The explained quantity: ``base_values`` + ``values`` summed over the feature axis."""
+        if "feature" in self._axes:
+            return self.base_values + self.values.sum(axis=self._axes.index("feature"))
         return self.base_values + self.values
 
     @property
     def has_intervals(self):
         return self.lower is not None and self.upper is not None
 
+    # --------------------------------------------------------------- indexing
     def __getitem__(self, key):
-        keys = key if isinstance(key, tuple) else (key,)
-        if len(keys) > len(self._axes):
-            raise IndexError(
-                f"this Explanation has {len(self._axes)} axes {self._axes}; got {len(keys)} indices"
-            )
-        keys = keys + (slice(None),) * (len(self._axes) - len(keys))
-        index, axes = [], []
-        rows, cols = slice(None), slice(None)
-        for axis, k in zip(self._axes, keys):
-            if axis == "feature":
-                k = cols = self._column_index(k)
-            else:
-                rows = k
-            index.append(k)
-            if not isinstance(k, (numbers.Integral, np.integer)):
-                axes.append(axis)
-        index = tuple(index)
-        sub = {name: (None if getattr(self, name) is None else getattr(self, name)[index])
+        keys = self._expand(key)
+        size = dict(zip(self._axes, self.values.shape))
+        norm = {axis: self._normalise(axis, k, size[axis]) for axis, k in zip(self._axes, keys)}
+        kept = tuple(a for a in self._axes if not _is_int(norm[a]))
+
+        def take(arr, labels):
+            # right to left, so that an integer key dropping an axis does not
+            # move the axes still to be indexed; one axis at a time gives blocks
+            for pos in reversed(range(len(labels))):
+                k = norm.get(labels[pos])
+                if k is None or (isinstance(k, slice) and k == slice(None)):
+                    continue
+                arr = arr[(slice(None),) * pos + (k,)]
+            return arr
+
+        sub = {name: (None if getattr(self, name) is None else take(getattr(self, name), self._axes))
                for name in _PER_CELL}
-        base = self.base_values
-        if "instance" in self._axes:
-            base = np.asarray(self.base_values)[rows]
-        names = list(np.atleast_1d(np.asarray(self.feature_names, dtype=object)[cols]))
-        return Explanation(sub.pop("values"), base, feature_names=names, meta=self.meta,
-                           axes=tuple(axes), **sub)
+        if self.data is not None:
+            sub["data"] = take(self.data, tuple(a for a in self._axes if a != "output"))
+        base = take(np.asarray(self.base_values), tuple(a for a in self._axes if a != "feature"))
+        if "feature" in kept:
+            for name in _BLOCKS:
+                if getattr(self, name) is not None:
+                    sub[name] = take(getattr(self, name), self._block_axes())
+        if self.joint_covariance is not None and "instance" in kept and "feature" in kept:
+            n, d = self.values.shape[:2]
+            cells = (np.arange(n)[norm["instance"]][:, None] * d
+                     + np.arange(d)[norm["feature"]][None, :]).ravel()
+            sub["joint_covariance"] = take(self.joint_covariance[cells][:, cells],
+                                           (None, None) + tuple(a for a in self._axes if a == "output"))
+        meta = dict(self.meta)
+        names = self.feature_names
+        if "feature" in self._axes:
+            names = list(np.atleast_1d(np.asarray(self.feature_names, dtype=object)[norm["feature"]]))
+        outputs = None
+        if "output" in self._axes:
+            picked = np.asarray(self.output_names, dtype=object)[norm["output"]]
+            if "output" in kept:
+                outputs = list(picked)
+            else:
+                meta["output"] = str(picked)
+        return Explanation(sub.pop("values"), base, feature_names=names, meta=meta,
+                           output_names=outputs, axes=kept, **sub)
 
-    def _column_index(self, cols):
-        names = self.feature_names or []
+    def _expand(self, key):
+        keys = key if isinstance(key, tuple) else (key,)
+        n_axes = len(self._axes)
+        ellipses = [i for i, k in enumerate(keys) if k is Ellipsis]
+        if len(ellipses) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        if ellipses:
+            i = ellipses[0]
+            fill = n_axes - (len(keys) - 1)
+            if fill < 0:
+                raise IndexError(
+                    f"this Explanation has {n_axes} axes {self._axes}; got {len(keys) - 1} indices "
+                    "besides '...'"
+                )
+            keys = keys[:i] + (slice(None),) * fill + keys[i + 1:]
+        if len(keys) > n_axes:
+            raise IndexError(
+                f"this Explanation has {n_axes} axes {self._axes}; got {len(keys)} indices"
+            )
+        return keys + (slice(None),) * (n_axes - len(keys))
 
-        def one(c):
-            if isinstance(c, str):
-                if c not in names:
-                    raise KeyError(f"unknown feature {c!r}; features are {names}")
-                return names.index(c)
-            return c
+    def _normalise(self, axis, key, length):
+        """An int (the axis is dropped), a slice or a 1-D integer array (the axis is kept)."""
+        names = {"feature": self.feature_names, "output": self.output_names}.get(axis)
 
-        if isinstance(cols, str):
-            return one(cols)
-        if isinstance(cols, (list, tuple)) or (isinstance(cols, np.ndarray) and cols.dtype.kind in "OU"):
-            return [one(c) for c in cols]
-        return cols
+        def one(k):
+            if isinstance(k, str):
+                if names is None:
+                    raise IndexError(
+                        f"names select features or outputs, not {axis}s; got {k!r} on the {axis} "
+                        f"axis (axes are {self._axes}; e.g. e[:, {k!r}] or e[..., {k!r}])"
+                    )
+                if k not in names:
+                    raise KeyError(f"unknown {axis} {k!r}; {axis}s are {names}")
+                return names.index(k)
+            if _is_int(k):
+                return int(k)
+            raise IndexError(
+                f"cannot index the {axis} axis with {k!r} ({type(k).__name__}); use an int, "
+                "a name, a slice, a list, or a boolean mask"
+            )
+
+        if key is None:
+            raise IndexError("an Explanation cannot take new axes (None / np.newaxis)")
+        if isinstance(key, slice):
+            if any(isinstance(b, str) for b in (key.start, key.stop)):
+                raise IndexError(f"slices by name are not supported on the {axis} axis; got {key}")
+            return key
+        if isinstance(key, (str, numbers.Integral, np.integer)) and not isinstance(key, (bool, np.bool_)):
+            return one(key)
+        if isinstance(key, (list, tuple)) and not all(isinstance(k, (bool, np.bool_)) for k in key):
+            return np.array([one(k) for k in key], dtype=int)
+        arr = np.asarray(key)
+        if arr.dtype == bool and arr.ndim:
+            if arr.shape != (length,):
+                raise IndexError(
+                    f"a boolean mask on the {axis} axis must have length {length}; got shape {arr.shape}"
+                )
+            return np.flatnonzero(arr)
+        if arr.ndim != 1:
+            raise IndexError(f"index arrays must be 1-D; got shape {arr.shape} on the {axis} axis")
+        if arr.size == 0:
+            return arr.astype(int)
+        if arr.dtype.kind in "iu":
+            return arr.astype(int)
+        return np.array([one(k) for k in arr.tolist()], dtype=int)
 
     # ------------------------------------------------------------ conversions
     def to_frame(self):
-        """The values as a pandas DataFrame (one column per feature).
+        """The values as a pandas DataFrame.
 
-        For a single instance the frame has one row per feature with the
-        value, data, standard error and bounds where available.
+        Without outputs: one column per feature (one row per instance); for a
+        single instance, one row per feature with the value, data, standard
+        error and bounds where available. With outputs: one row per instance
+        (one row for a single instance) and a column MultiIndex
+        ``(output, feature)``.
         """
         import pandas as pd
 
+        if "output" in self._axes:
+            arr = self.values
+            if "instance" not in self._axes:
+                arr = arr[None]
+            if "feature" not in self._axes:
+                arr = arr[:, None]
+            rows, d, k = arr.shape
+            columns = pd.MultiIndex.from_product([self.output_names, self.feature_names],
+                                                 names=["output", "feature"])
+            return pd.DataFrame(arr.transpose(0, 2, 1).reshape(rows, k * d), columns=columns)
         if self.values.ndim == 2:
             return pd.DataFrame(self.values, columns=self.feature_names)
         if self._axes == ("instance",):
@@ -154,8 +480,58 @@ class Explanation:
                 frame[name] = getattr(self, name)
         return pd.DataFrame(frame, index=self.feature_names)
 
+    def interactions_frame(self):
+        """The interaction block in long format, one row per pair ``i < j``.
+
+        Columns ``instance``, (``output`` when there are outputs),
+        ``feature_i``, ``feature_j``, ``value``; a single instance is
+        instance 0.
+
+        Raises
+        ------
+        ValueError
+            When the Explanation has no interaction block.
+        """
+        import pandas as pd
+
+        if self.interactions is None:
+            raise ValueError(
+                "this Explanation has no interaction block (interactions is None); build it "
+                "with Explanation(..., interactions=array of shape (n, d, d))"
+            )
+        block = self.interactions if "instance" in self._axes else self.interactions[None]
+        rows, d = block.shape[:2]
+        i, j = np.triu_indices(d, 1)
+        pairs = block[:, i, j]                          # (rows, P) or (rows, P, k)
+        names = np.asarray(self.feature_names, dtype=object)
+        if "output" in self._axes:
+            k = pairs.shape[2]
+            pairs = pairs.transpose(0, 2, 1)            # (rows, k, P)
+            return pd.DataFrame({
+                "instance": np.repeat(np.arange(rows), k * len(i)),
+                "output": np.tile(np.repeat(np.asarray(self.output_names, dtype=object), len(i)), rows),
+                "feature_i": np.tile(names[i], rows * k),
+                "feature_j": np.tile(names[j], rows * k),
+                "value": pairs.ravel(),
+            })
+        return pd.DataFrame({
+            "instance": np.repeat(np.arange(rows), len(i)),
+            "feature_i": np.tile(names[i], rows),
+            "feature_j": np.tile(names[j], rows),
+            "value": pairs.ravel(),
+        })
+
     def to_shap(self):
-        """Convert to ``shap.Explanation`` (needs the optional ``shap`` package)."""
+        """Convert to ``shap.Explanation`` (needs the optional ``shap`` package).
+
+        Carries values, base values, data, feature names, output names (with
+        outputs), ``lower``/``upper`` as ``lower_bounds``/``upper_bounds`` and
+        ``stderr`` as ``error_std``. shap has no field for metadata, so
+        :attr:`meta` is attached as the attribute ``kernelxai_meta`` (shap's
+        own slicing does not carry it). Interactions and covariances are not
+        converted: shap's interaction values are a different decomposition
+        (main effects on the diagonal).
+        """
         try:
             import shap
         except ImportError:  # pragma: no cover - depends on the environment
@@ -163,16 +539,37 @@ class Explanation:
                 "to_shap() needs the optional package shap; install it with "
                 "`pip install kernelxai[shap]` or `pip install shap`"
             ) from None
-        return shap.Explanation(
-            values=self.values,
-            base_values=self.base_values,
-            data=self.data,
-            feature_names=self.feature_names,
-        )
+        options = {
+            "values": self.values,
+            "base_values": self.base_values,
+            "data": self.data,
+            "feature_names": list(self.feature_names),
+            "lower_bounds": self.lower,
+            "upper_bounds": self.upper,
+            "error_std": self.stderr,
+        }
+        if self.output_names is not None:
+            options["output_names"] = list(self.output_names)
+        converted = shap.Explanation(**options)
+        converted.kernelxai_meta = dict(self.meta)
+        return converted
 
     def __repr__(self):
         method = self.meta.get("method", "?")
         vf = self.meta.get("value_function")
-        extra = f", value_function={vf!r}" if vf else ""
-        ci = ", with intervals" if self.has_intervals else ""
-        return f"Explanation(shape={self.values.shape}, method={method!r}{extra}{ci})"
+        parts = [f"shape={self.values.shape}", f"method={method!r}"]
+        if vf:
+            parts.append(f"value_function={vf!r}")
+        if self.output_names is not None:
+            shown = self.output_names
+            if len(shown) > 6:
+                shown = [*shown[:3], "...", *shown[-2:]]
+            parts.append(f"outputs={shown}")
+        elif "output" in self.meta:
+            parts.append(f"output={self.meta['output']!r}")
+        if self.has_intervals:
+            parts.append("with intervals")
+        for name in ("interactions", "covariance", "joint_covariance"):
+            if getattr(self, name) is not None:
+                parts.append(f"with {name.replace('_', ' ')}")
+        return f"Explanation({', '.join(parts)})"

@@ -2,12 +2,15 @@
 
 Every function takes an :class:`~kernelxai.Explanation`, draws on ``ax`` (a new
 figure when None) and returns the Axes. Plots know nothing about models,
-kernels or value functions.
+kernels or value functions. An Explanation with an output axis (multi-class,
+multi-output) is drawn one output at a time: pick it first, ``e[..., "a"]``.
+
+matplotlib.pyplot (and seaborn) are imported only when a figure is drawn, so
+importing this module is cheap and leaves the matplotlib backend alone.
 """
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from .explanation import Explanation
@@ -21,11 +24,18 @@ NEGATIVE = "#4393c3"
 def _check(expl):
     if not isinstance(expl, Explanation):
         raise TypeError(f"expected a kernelxai Explanation; got {type(expl).__name__}")
+    if expl.has_outputs:
+        names = list(expl.output_names)
+        raise ValueError(
+            f"this Explanation has {len(names)} outputs {names}; pick one with e[..., {names[0]!r}]"
+        )
     return expl
 
 
 def _axes(ax, size):
     if ax is None:
+        import matplotlib.pyplot as plt
+
         _, ax = plt.subplots(figsize=size)
     return ax
 

@@ -1,17 +1,115 @@
-"""Helpers notebooks and benchmarks use to time work and report their key numbers."""
+"""Helpers notebooks and benchmarks use: parameters, timing, and the JSON of key numbers.
+
+Notebook parameters
+-------------------
+A notebook's ``parameters`` cell declares every size with :func:`default`, giving
+the value of each mode (default, ``smoke=True``, ``paper=True``) and what is
+accepted::
+
+    import kernelxai as kx
+    smoke = False
+    paper = False
+    seed = 0
+    results_path = "../build/results/NAME.json"
+    n_train = kx.reporting.default(600, smoke=200, paper=3000, minimum=10)
+
+The next cell calls ``params = kx.reporting.resolve_parameters(globals())`` and
+``globals().update(params)``. A name still holding a :class:`Default` was not
+set by the caller and takes the value of the mode; a name holding a plain value
+(injected by papermill, or typed by a user) was set by the caller and is kept,
+whatever the mode. Every value is validated, and ``params`` (JSON-ready) is
+written into the results with ``save_results(..., parameters=params)``.
+
+Files
+-----
+Everything kernelxai writes goes through :func:`atomic_write`: a temporary file
+in the target's directory, then :func:`os.replace`, so a failed write never
+leaves a half-written file or destroys the previous one.
+"""
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import json
+import linecache
 import math
+import numbers
 import os
+import tempfile
 import time
 
 import numpy as np
 
-__all__ = ["save_results", "timed", "to_jsonable"]
+__all__ = [
+    "Default",
+    "atomic_write",
+    "default",
+    "resolve_parameters",
+    "save_results",
+    "timed",
+    "to_jsonable",
+]
 
 
+# --------------------------------------------------------------------------- #
+# atomic writes
+# --------------------------------------------------------------------------- #
+@contextlib.contextmanager
+def atomic_write(path, mode="w", **open_kwargs):
+    """Open a temporary file next to ``path``; on success move it onto ``path``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to (re)write. Its parent directories are created.
+    mode : {"w", "wb"}
+        Text or binary.
+    **open_kwargs
+        Passed to :func:`open` (e.g. ``encoding``, ``newline``).
+
+    Yields
+    ------
+    file object
+        Write to it; when the ``with`` block ends without an exception the
+        temporary file is flushed, synced and renamed onto ``path`` with
+        :func:`os.replace` (atomic on POSIX and Windows). If the block raises,
+        the temporary file is removed and ``path`` is left as it was.
+
+    Examples
+    --------
+    >>> with atomic_write("out.txt") as fh:   # doctest: +SKIP
+    ...     fh.write("all or nothing")
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write: mode must be 'w' or 'wb'; got {mode!r}")
+    path = os.fspath(path)
+    if not path:
+        raise ValueError("atomic_write: path must be a non-empty path; got ''")
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    if mode == "w":
+        open_kwargs.setdefault("encoding", "utf-8")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, **open_kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        # mkstemp creates 0600; give the file the permissions a plain open() would
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# --------------------------------------------------------------------------- #
+# timing and JSON
+# --------------------------------------------------------------------------- #
 def timed(fn, repeat=1):
     """Call ``fn()`` ``repeat`` times; return (its last result, the best wall time in seconds)."""
     if repeat < 1:
@@ -48,24 +146,431 @@ def to_jsonable(obj):
     return obj
 
 
-def save_results(path, results, *, summary=None):
+def save_results(path, results, *, summary=None, parameters=None):
     """Write a notebook's key numbers to ``path`` as JSON and return them.
+
+    The file is written atomically (see :func:`atomic_write`): if ``results``
+    cannot be serialised, a ``TypeError`` is raised and a previous file at
+    ``path`` is left untouched.
 
     Parameters
     ----------
-    path : str or None
-        Where to write (directories are created). None writes nothing.
+    path : str, os.PathLike or None
+        Where to write (parent directories are created). None writes nothing.
     results : dict
         The numbers tests assert on.
     summary : str, optional
-        One line shown in the table printed by ``make run``.
+        One line shown in the table printed by ``make run``; stored under "summary".
+    parameters : dict, optional
+        The parameters the run actually used, as returned by
+        :func:`resolve_parameters`; stored under "parameters".
     """
+    if not isinstance(results, dict):
+        raise TypeError(f"save_results: results must be a dict; got {type(results).__name__}")
     payload = dict(results)
     if summary is not None:
         payload["summary"] = str(summary)
+    if parameters is not None:
+        if not isinstance(parameters, dict):
+            raise TypeError("save_results: parameters must be a dict (from resolve_parameters); "
+                            f"got {type(parameters).__name__}")
+        payload["parameters"] = dict(parameters)
     payload = to_jsonable(payload)
+    # serialise fully before touching the file system
+    text = json.dumps(payload, indent=2, sort_keys=True, allow_nan=False)
     if path:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path, "w") as fh:
-            json.dump(payload, fh, indent=2, sort_keys=True)
+        with atomic_write(path) as fh:
+            fh.write(text + "\n")
     return payload
+
+
+# --------------------------------------------------------------------------- #
+# notebook parameters
+# --------------------------------------------------------------------------- #
+_SAME = object()  # "same as value" for smoke= and paper=
+_REGISTRY = "__kernelxai_parameter_defaults__"  # key in the notebook's own namespace
+_MODE_FLAGS = ("smoke", "paper")
+
+
+def _is_int(x):
+    return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _is_real(x):
+    return (isinstance(x, (numbers.Real, np.integer, np.floating))
+            and not isinstance(x, (bool, np.bool_)))
+
+
+def _kind_of(values):
+    """The kind a parameter's non-None mode values share, or None (anything goes)."""
+    kinds = set()
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, (bool, np.bool_)):
+            kinds.add("bool")
+        elif _is_int(v):
+            kinds.add("int")
+        elif _is_real(v):
+            kinds.add("float")
+        elif isinstance(v, str):
+            kinds.add("str")
+        elif isinstance(v, (list, tuple)):
+            if len(v) == 0:
+                raise ValueError("default: a list default must not be empty")
+            if all(_is_int(e) for e in v):
+                kinds.add("int-list")
+            elif all(_is_real(e) for e in v):
+                kinds.add("float-list")
+            elif all(isinstance(e, str) for e in v):
+                kinds.add("str-list")
+            else:
+                raise TypeError("default: a list default must hold only numbers or only strings; "
+                                f"got {v!r}")
+        else:
+            raise TypeError("default: a default must be an int, float, bool, str, None or a list "
+                            f"of numbers or strings; got {type(v).__name__} {v!r}")
+    if kinds <= {"int", "float"} and "float" in kinds:
+        kinds = {"float"}
+    if kinds <= {"int-list", "float-list"} and "float-list" in kinds:
+        kinds = {"float-list"}
+    if len(kinds) > 1:
+        raise TypeError(f"default: value, smoke and paper must be of one kind; got {sorted(kinds)}")
+    return kinds.pop() if kinds else None
+
+
+class Default:
+    """A parameter's default for each mode, and what values it accepts.
+
+    Made by :func:`default`; replaced by a plain value in
+    :func:`resolve_parameters`. Using a Default as a number is an error on
+    purpose: the notebook must call ``resolve_parameters`` first.
+
+    Attributes
+    ----------
+    value, smoke, paper : object
+        The value in the default mode, with ``smoke=True`` and with ``paper=True``.
+    minimum, maximum : number or None
+        Inclusive bounds (for lists: of every element).
+    choices : tuple or None
+        The accepted values (for lists: of every element).
+    doc : str or None
+        One line saying what the parameter is.
+    kind : str or None
+        "int", "float", "bool", "str", "int-list", "float-list", "str-list", or
+        None when every default is None (anything is accepted).
+    """
+
+    __slots__ = ("value", "smoke", "paper", "minimum", "maximum", "choices", "doc", "kind",
+                 "allows_none")
+
+    def __init__(self, value, *, smoke=_SAME, paper=_SAME, minimum=None, maximum=None,
+                 choices=None, doc=None):
+        self.value = value
+        self.smoke = value if smoke is _SAME else smoke
+        self.paper = value if paper is _SAME else paper
+        modes = (self.value, self.smoke, self.paper)
+        self.kind = _kind_of(modes)
+        self.allows_none = any(v is None for v in modes)
+        for name, bound in (("minimum", minimum), ("maximum", maximum)):
+            if bound is not None and (not _is_real(bound) or math.isnan(float(bound))):
+                raise TypeError(f"default: {name} must be a real number or None; got {bound!r}")
+        if minimum is not None and maximum is not None and minimum > maximum:
+            raise ValueError(f"default: minimum {minimum!r} exceeds maximum {maximum!r}")
+        if (minimum is not None or maximum is not None) and self.kind not in (
+                "int", "float", "int-list", "float-list"):
+            raise TypeError(f"default: minimum/maximum apply to numbers; the default is {value!r}")
+        if choices is not None:
+            choices = tuple(choices)
+            if not choices:
+                raise ValueError("default: choices must not be empty")
+        if doc is not None and not isinstance(doc, str):
+            raise TypeError(f"default: doc must be a str or None; got {type(doc).__name__}")
+        self.minimum, self.maximum, self.choices, self.doc = minimum, maximum, choices, doc
+        for mode, v in zip(("value", "smoke", "paper"), modes):
+            try:
+                _validate("<default>", v, self)
+            except ValueError as exc:
+                raise ValueError(f"default: the {mode} default {v!r} is not accepted: {exc}") from None
+
+    def for_mode(self, *, smoke=False, paper=False):
+        """The default value in the given mode."""
+        return self.paper if paper else (self.smoke if smoke else self.value)
+
+    def accepted(self):
+        """Words saying which values are accepted, e.g. "an integer >= 10"."""
+        return _describe(self)
+
+    def __repr__(self):
+        extra = "".join(f", {k}={getattr(self, k)!r}" for k in ("smoke", "paper")
+                        if getattr(self, k) != self.value)
+        extra += "".join(f", {k}={getattr(self, k)!r}" for k in ("minimum", "maximum", "choices", "doc")
+                         if getattr(self, k) is not None)
+        return f"default({self.value!r}{extra})"
+
+
+def default(value, *, smoke=_SAME, paper=_SAME, minimum=None, maximum=None, choices=None, doc=None):
+    """Declare a notebook parameter: its value in each mode and what it accepts.
+
+    Parameters
+    ----------
+    value : int, float, bool, str, list or None
+        The value in the default mode; its type is the type every value given
+        for this parameter must have (an int default accepts integers only,
+        not bools; a float default any real number; a list of numbers a
+        non-empty list of numbers of that kind). A None default (in any mode)
+        additionally accepts None; if every mode's default is None, anything
+        is accepted.
+    smoke, paper : optional
+        The value with ``smoke=True`` / ``paper=True``; the same as ``value``
+        when not given.
+    minimum, maximum : number, optional
+        Inclusive bounds (for lists, of every element).
+    choices : iterable, optional
+        The accepted values (for lists, of every element).
+    doc : str, optional
+        One line saying what the parameter is.
+
+    Returns
+    -------
+    Default
+        Replaced by the value of the mode in :func:`resolve_parameters`.
+
+    Notes
+    -----
+    Called at the top level of a notebook cell or script, ``default`` also
+    records itself, under the name it is assigned to, in that namespace
+    (key ``__kernelxai_parameter_defaults__``), so that a value papermill
+    injects *after* the parameters cell is still validated against it.
+
+    Examples
+    --------
+    >>> n_train = default(600, smoke=200, paper=3000, minimum=10)
+    >>> n_train.for_mode(smoke=True)
+    200
+    """
+    d = Default(value, smoke=smoke, paper=paper, minimum=minimum, maximum=maximum,
+                choices=choices, doc=doc)
+    import sys
+
+    frame = sys._getframe(1)
+    try:
+        if frame.f_globals is frame.f_locals:  # top level of a cell or script
+            _register(frame, d)
+    finally:
+        del frame
+    return d
+
+
+def _register(frame, d):
+    """Record ``d`` in the caller's namespace under the name it is being assigned to."""
+    namespace = frame.f_globals
+    registry = namespace.get(_REGISTRY)
+    if not isinstance(registry, dict):
+        registry = namespace[_REGISTRY] = {}
+    # names of earlier Defaults, by identity, now that their assignments have run
+    for key in [k for k in registry if isinstance(k, int)]:
+        for name, obj in namespace.items():
+            if obj is registry[key] and name != _REGISTRY:
+                registry[name] = registry.pop(key)
+                break
+    name = _assigned_name(frame)
+    if name is None:  # no source: remember it unnamed, named later by identity
+        name = -(len(registry) + 1)
+        while name in registry:
+            name -= 1
+    registry[name] = d
+
+
+def _assigned_name(frame):
+    """The variable the call running in ``frame`` is assigned to, read from the source."""
+    code = frame.f_code
+    lines = linecache.getlines(code.co_filename, frame.f_globals)
+    if not lines:
+        return None
+    try:
+        tree = ast.parse("".join(lines))
+    except SyntaxError:
+        return None
+    position = None
+    with contextlib.suppress(Exception):
+        position = list(code.co_positions())[frame.f_lasti // 2]
+    lineno = frame.f_lineno
+    exact, near = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target = node.target
+        else:
+            continue
+        call = node.value
+        if not isinstance(target, ast.Name) or not isinstance(call, ast.Call):
+            continue
+        span = (call.lineno, call.end_lineno, call.col_offset, call.end_col_offset)
+        if position is not None and tuple(position) == span:
+            exact.append(target.id)
+        elif call.lineno <= lineno <= call.end_lineno:
+            near.append(target.id)
+    if len(exact) == 1:
+        return exact[0]
+    if not exact and len(near) == 1:
+        return near[0]
+    return None
+
+
+def _describe(d):
+    """Words for what ``d`` accepts."""
+    kind = d.kind
+    if kind is None:
+        return "anything"
+    if d.choices is not None:
+        listed = ", ".join(repr(c) for c in d.choices)
+        words = f"one of {listed}"
+        if kind.endswith("-list"):
+            words = f"a non-empty list of values, each one of {listed}"
+    else:
+        noun = {"int": "an integer", "float": "a real number", "bool": "True or False",
+                "str": "a string", "int-list": "a non-empty list of integers",
+                "float-list": "a non-empty list of real numbers",
+                "str-list": "a non-empty list of strings"}[kind]
+        lo, hi = d.minimum, d.maximum
+        if lo is not None and hi is not None:
+            bound = f" in [{lo}, {hi}]"
+        elif lo is not None:
+            bound = f" >= {lo}"
+        elif hi is not None:
+            bound = f" <= {hi}"
+        else:
+            bound = ""
+        if kind.endswith("-list") and bound:
+            bound = f", each{bound}"
+        words = noun + bound
+    if d.allows_none:
+        words += ", or None"
+    return words
+
+
+def _convert_scalar(x, kind):
+    """``x`` as a plain Python value of ``kind``, or raise ValueError."""
+    if kind == "int" and _is_int(x):
+        return int(x)
+    if kind == "float" and _is_real(x) and math.isfinite(float(x)):
+        return int(x) if _is_int(x) else float(x)
+    if kind == "bool" and isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if kind == "str" and isinstance(x, str):
+        return x
+    raise ValueError
+
+
+def _in_range(x, d):
+    if d.minimum is not None and x < d.minimum:
+        return False
+    if d.maximum is not None and x > d.maximum:
+        return False
+    return d.choices is None or x in d.choices
+
+
+def _validate(name, value, d):
+    """``value`` checked against ``d`` and converted to plain Python; ValueError otherwise."""
+    if value is None and (d.allows_none or d.kind is None):
+        return None
+    if d.kind is None:
+        return value
+    fail = ValueError(f"parameter {name} must be {_describe(d)}; got {value!r}")
+    try:
+        if d.kind.endswith("-list"):
+            if isinstance(value, np.ndarray):
+                value = value.tolist()
+            if not isinstance(value, (list, tuple)) or len(value) == 0:
+                raise ValueError
+            out = [_convert_scalar(v, d.kind[:-5]) for v in value]
+            if not all(_in_range(v, d) for v in out):
+                raise ValueError
+            return out
+        out = _convert_scalar(value, d.kind)
+    except (ValueError, TypeError):
+        raise fail from None
+    if not _in_range(out, d):
+        raise fail
+    return out
+
+
+def resolve_parameters(namespace):
+    """Replace every :class:`Default` by its value for the mode; validate everything.
+
+    Parameters
+    ----------
+    namespace : dict
+        The notebook's ``globals()`` after its parameters cell (and papermill's
+        injected cell) ran. Read: ``smoke`` and ``paper`` (bools, not both True;
+        False when absent), ``seed`` (a non-negative integer), ``results_path``
+        (a non-empty string, or None to write nothing) and every parameter
+        declared with :func:`default`. ``namespace`` itself is not changed.
+
+    Returns
+    -------
+    dict
+        Every parameter actually used, as plain JSON-ready values: the mode
+        flags, ``seed`` and ``results_path`` (when present) and each declared
+        parameter: the caller's value where the name holds a plain value (set
+        by papermill or the user, kept in every mode), else the default of the
+        mode (``paper`` if ``paper=True``, else ``smoke`` if ``smoke=True``,
+        else ``value``). Apply it with ``globals().update(params)`` and record it
+        with ``save_results(results_path, results, parameters=params)``.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter, the value received and what is accepted, e.g.
+        ``parameter n_samples must be an integer >= 10; got -10``.
+    """
+    if not isinstance(namespace, dict):
+        raise TypeError(f"resolve_parameters: namespace must be a dict such as globals(); "
+                        f"got {type(namespace).__name__}")
+
+    def plain(name):
+        v = namespace[name]
+        return v.value if isinstance(v, Default) else v
+
+    params = {}
+    for flag in _MODE_FLAGS:
+        v = plain(flag) if flag in namespace else False
+        if not isinstance(v, (bool, np.bool_)):
+            raise ValueError(f"parameter {flag} must be True or False; got {v!r}")
+        params[flag] = bool(v)
+    if params["smoke"] and params["paper"]:
+        raise ValueError("parameters smoke and paper cannot both be True; got smoke=True, paper=True "
+                         "(choose one mode: smoke for quick tests, paper for the paper's setting)")
+    if "seed" in namespace:
+        v = plain("seed")
+        if not _is_int(v) or v < 0:
+            raise ValueError(f"parameter seed must be a non-negative integer; got {v!r}")
+        params["seed"] = int(v)
+    if "results_path" in namespace:
+        v = plain("results_path")
+        if isinstance(v, os.PathLike):
+            v = os.fspath(v)
+        if v is not None and (not isinstance(v, str) or not v):
+            raise ValueError("parameter results_path must be a non-empty string (or None to write "
+                             f"nothing); got {v!r}")
+        params["results_path"] = v
+
+    declared = {}
+    registry = namespace.get(_REGISTRY)
+    if isinstance(registry, dict):
+        declared.update((k, d) for k, d in registry.items() if isinstance(k, str))
+    for name, v in namespace.items():
+        if isinstance(v, Default) and not name.startswith("_"):
+            declared[name] = v  # the Default the name holds now is the one that counts
+    reserved = set(_MODE_FLAGS) | {"seed", "results_path"}
+    for name, d in declared.items():
+        if name in reserved:
+            continue
+        if name in namespace and not isinstance(namespace[name], Default):
+            value = namespace[name]  # set by the caller: kept in every mode
+        else:
+            value = d.for_mode(smoke=params["smoke"], paper=params["paper"])
+        params[name] = to_jsonable(_validate(name, value, d))
+    return params

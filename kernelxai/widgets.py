@@ -14,6 +14,13 @@ messages on the channel on which they wait for the cell to finish and can
 stall until the cell timeout (jupyter/nbclient#312). :func:`interact` is the
 drop-in for ``ipywidgets.interact`` built the same way. Render functions
 draw with matplotlib and must not call ``plt.show()``.
+
+matplotlib.pyplot and ipywidgets are imported only when a widget is built or
+a figure drawn, so importing this module is cheap.
+
+Budgets are the estimators' common keyword ``budget`` (game evaluations); which
+methods take one, and the smallest sensible value, come from the estimator
+registry (:func:`kernelxai.estimators.get_estimator`), not from a table here.
 """
 
 from __future__ import annotations
@@ -21,7 +28,6 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from . import plots
@@ -29,10 +35,28 @@ from .explanation import Explanation
 
 __all__ = ["ExplanationExplorer", "ParameterExplorer", "explore", "interact", "show_figures"]
 
-#: estimator option that carries the budget, per method
-BUDGET_OPTION = {"kernel": "n_coalitions", "permutation": "n_permutations"}
-#: smallest sensible budget per method, as a function of the number of players
-MIN_BUDGET = {"kernel": lambda d: 2 * d, "permutation": lambda d: 2}
+
+
+def _estimator(method):
+    """The registered estimator of ``method``, or None for names that are not one (``"auto"``)."""
+    from .estimators import get_estimator
+
+    try:
+        return get_estimator(method)
+    except ValueError:
+        return None
+
+
+def uses_budget(method):
+    """Whether ``method`` is a sampled estimator that takes ``budget=`` (and ``seed=``)."""
+    estimator = _estimator(method)
+    return estimator is not None and not estimator.exact
+
+
+def min_budget(method, n_players):
+    """The registry's smallest sensible budget of ``method`` for ``n_players``; None if it has none."""
+    estimator = _estimator(method)
+    return None if estimator is None else estimator.min_budget(int(n_players))
 
 
 def _message(text, kind="error"):
@@ -57,6 +81,7 @@ def show_figures(output, draw):
     A return value that is not a matplotlib object (a DataFrame, say) is shown
     after the figures. Returns what ``draw`` returned.
     """
+    import matplotlib.pyplot as plt
     from matplotlib.artist import Artist
     from matplotlib.figure import Figure
 
@@ -86,6 +111,7 @@ def interact(function, **controls):
     Returns the VBox of controls and output (displayed when last in a cell).
     """
     import ipywidgets as W
+    import matplotlib.pyplot as plt
 
     widgets = {}
     for name, abbrev in controls.items():
@@ -133,7 +159,9 @@ class ExplanationExplorer:
     ----------
     compute : callable
         ``compute(value=..., method=..., budget=..., seed=...) -> Explanation``
-        for all instances at once. :func:`explore` builds one from a model.
+        for all instances at once; ``budget`` and ``seed`` are None for
+        methods that take no budget (exact ones, ``"auto"``). :func:`explore`
+        builds one from a model.
     values : sequence of str
         Value-function names offered.
     methods : sequence of str
@@ -141,7 +169,8 @@ class ExplanationExplorer:
     n_players : int
         Used to check budgets before computing.
     budget : int
-        Initial budget of sampling methods.
+        Initial budget of sampled methods, in game evaluations; checked
+        against the estimator's ``min_budget(n_players)`` before computing.
     instance_names : sequence of str, optional
 
     The waterfall shows the chosen instance (with interval bars when the
@@ -176,17 +205,17 @@ class ExplanationExplorer:
     # ------------------------------------------------------------------ logic
     def settings(self):
         method = self.method.value
-        uses_budget = method in BUDGET_OPTION
+        sampled = uses_budget(method)
         return {"value": self.value.value, "method": method,
-                "budget": int(self.budget.value) if uses_budget else None,
-                "seed": int(self.seed.value) if uses_budget else None}
+                "budget": int(self.budget.value) if sampled else None,
+                "seed": int(self.seed.value) if sampled else None}
 
     def check(self, settings):
         """Raise ValueError with a readable message if the settings cannot work."""
         method, budget = settings["method"], settings["budget"]
-        if method in MIN_BUDGET:
-            minimum = MIN_BUDGET[method](self.n_players)
-            if budget < minimum:
+        if budget is not None:
+            minimum = min_budget(method, self.n_players)
+            if minimum is not None and budget < minimum:
                 raise ValueError(
                     f"budget {budget} is below the minimum for method {method!r} with "
                     f"{self.n_players} players: use at least {minimum}"
@@ -209,11 +238,18 @@ class ExplanationExplorer:
             self.status.value = _message(exc)
             self.output.outputs = ()
             return None
+        try:
+            show_figures(self.output, lambda: self._draw(expl))
+        except ValueError as exc:  # e.g. an Explanation with several outputs
+            self.status.value = _message(exc)
+            self.output.outputs = ()
+            return None
         self.status.value = _message(self._describe(expl), "info")
-        show_figures(self.output, lambda: self._draw(expl))
         return expl
 
     def _draw(self, expl):
+        import matplotlib.pyplot as plt
+
         fig, axes = plt.subplots(1, 2, figsize=(13, 0.45 * min(self.n_players, self.max_display) + 2))
         plots.waterfall(expl[self.instance.value], ax=axes[0], max_display=self.max_display,
                         title=f"instance {self.instance.value}")
@@ -245,7 +281,8 @@ def explore(model, X, *, background=None, values=("interventional", "observation
     """An :class:`ExplanationExplorer` for a kernel model and points ``X``.
 
     Each choice calls :func:`kernelxai.explain` once for all rows of ``X`` and
-    caches the result. ``value_options`` maps a value-function name to extra
+    caches the result; sampled methods get ``budget=`` (game evaluations) and
+    ``seed=``. ``value_options`` maps a value-function name to extra
     keywords for it (e.g. ``{"observational": {"eta": 1e-3}}``).
     """
     from .explain import explain
@@ -258,8 +295,8 @@ def explore(model, X, *, background=None, values=("interventional", "observation
 
     def compute(value, method, budget, seed):
         options = dict(value_options.get(value, {}))
-        if method in BUDGET_OPTION:
-            options[BUDGET_OPTION[method]] = budget
+        if budget is not None:
+            options["budget"] = budget
             options["seed"] = seed
         if background is not None and value != "functional_baseline":
             options["background"] = background

@@ -2,12 +2,15 @@
 
 This is ``make run``: each notebook in notebooks/ runs with papermill (default
 parameters unless --smoke/--paper) into build/notebooks/, its key numbers go to
-build/results/NAME.json, its HTML to build/html/NAME.html and its headline
-figure to docs/figures/NAME.png (the README shows those; not in --smoke mode).
+build/results/NAME.json, its HTML to build/html/NAME.html and its log to
+build/logs/NAME.log. Nothing is written outside build/ (or --build DIR) unless
+--figures is given (``make figures``): then each headline figure also replaces
+docs/figures/NAME.png, the figures the README shows (never in --smoke mode).
 A table at the end lists, per notebook, the
 outcome, the time, the one-line summary the notebook reported and the HTML.
 
-Usage: python scripts/run_notebooks.py [--smoke | --paper] [--only NAME ...] [--timeout S]
+Usage: python scripts/run_notebooks.py [--smoke | --paper] [--figures] [--only NAME ...]
+                                       [--timeout S] [--build DIR]
 """
 
 from __future__ import annotations
@@ -46,8 +49,11 @@ def headline_figure(nb):
 def render_html(nb, target):
     from nbconvert import HTMLExporter
 
+    from kernelxai.reporting import atomic_write
+
     body, _ = HTMLExporter().from_notebook_node(nb)
-    target.write_text(body, encoding="utf-8")
+    with atomic_write(target) as fh:
+        fh.write(body)
 
 
 @contextlib.contextmanager
@@ -65,21 +71,24 @@ def stderr_to(path):
             os.close(saved)
 
 
-def run_one(path, params, timeout, figures=True):
+def run_one(path, params, timeout, figures=False, build=BUILD):
+    """Execute one notebook into ``build``; with ``figures``, also refresh docs/figures/NAME.png."""
     import nbformat
     import papermill as pm
 
+    from kernelxai.reporting import atomic_write
+
     name = path.stem
-    out_nb = BUILD / "notebooks" / path.name
-    results = BUILD / "results" / f"{name}.json"
-    html = BUILD / "html" / f"{name}.html"
-    for d in (out_nb.parent, results.parent, html.parent, FIGURES):
+    out_nb = build / "notebooks" / path.name
+    results = build / "results" / f"{name}.json"
+    html = build / "html" / f"{name}.html"
+    for d in (out_nb.parent, results.parent, html.parent):
         d.mkdir(parents=True, exist_ok=True)
     if results.exists():
         results.unlink()
     start = time.perf_counter()
     error = None
-    log = BUILD / "logs" / f"{name}.log"
+    log = build / "logs" / f"{name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
         # kernel start-up notices and papermill's parameter parsing go to the log
@@ -99,13 +108,22 @@ def run_one(path, params, timeout, figures=True):
         render_html(nb, html)
         png = headline_figure(nb) if figures else None
         if png:
-            (FIGURES / f"{name}.png").write_bytes(base64.b64decode(png))
+            with atomic_write(FIGURES / f"{name}.png", "wb") as fh:
+                fh.write(base64.b64decode(png))
     if results.exists():
         summary = json.loads(results.read_text()).get("summary", "")
     elif error is None:
         error = "the notebook wrote no results JSON"
     return {"name": name, "ok": error is None, "seconds": seconds, "summary": summary,
-            "error": error, "html": str(html.relative_to(ROOT)) if html.exists() else "-"}
+            "error": error, "html": _shown(html) if html.exists() else "-"}
+
+
+def _shown(path):
+    """``path`` relative to the repository when inside it, else as is."""
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
 
 
 def print_table(rows):
@@ -130,7 +148,14 @@ def main(argv=None):
     mode.add_argument("--paper", action="store_true", help="the papers' exact settings (slow)")
     ap.add_argument("--only", nargs="*", default=None, help="notebook names to run")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per cell")
+    ap.add_argument("--figures", action="store_true",
+                    help="also replace docs/figures/NAME.png, the README's figures (make figures)")
+    ap.add_argument("--build", type=Path, default=BUILD,
+                    help="directory for executed notebooks, results, HTML and logs (default build/)")
     args = ap.parse_args(argv)
+    if args.figures and args.smoke:
+        ap.error("--figures cannot be combined with --smoke: smoke-sized figures never replace the README's")
+    build = args.build.resolve()
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     logging.getLogger("papermill").setLevel(logging.ERROR)
     params = {"smoke": True} if args.smoke else ({"paper": True} if args.paper else {})
@@ -145,15 +170,15 @@ def main(argv=None):
     total = time.perf_counter()
     for k, path in enumerate(paths, 1):
         print(f"[{k}/{len(paths)}] {path.stem} ...", end=" ", flush=True)
-        # smoke-sized figures never replace the README's
-        row = run_one(path, params, args.timeout, figures=not args.smoke)
+        row = run_one(path, params, args.timeout, figures=args.figures, build=build)
         rows.append(row)
         print(f"{'done' if row['ok'] else 'FAILED'} in {row['seconds']:.0f} s", flush=True)
     print_table(rows)
     failed = [r["name"] for r in rows if not r["ok"]]
     print(f"\n{len(rows) - len(failed)}/{len(rows)} notebooks ran in "
-          f"{(time.perf_counter() - total) / 60:.1f} min; HTML in build/html/, "
-          "results in build/results/")
+          f"{(time.perf_counter() - total) / 60:.1f} min; HTML in {_shown(build / 'html')}/, "
+          f"results in {_shown(build / 'results')}/"
+          + ("; figures in docs/figures/" if args.figures else ""))
     if failed:
         print("failed:", ", ".join(failed))
         return 1

@@ -1,11 +1,32 @@
 """The PKeX-Shapley notebooks (03, 05, 20-24), run in smoke mode."""
 
+import json
+import re
+
 import numpy as np
 import pytest
 
-from nbrun import run_notebook
+from nbrun import NOTEBOOKS, NotebookCellError, execute, run_notebook
 
 pytestmark = pytest.mark.notebook
+
+#: the experiment notebooks of this file whose sizes are declared with kx.reporting.default
+EXPERIMENTS = ["20-pkex-exact-vs-sampling", "21-pkex-feature-recovery", "22-pkex-runtime", "23-mmd-attribution",
+               "24-hsic-feature-selection"]
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_parameters_are_declared_and_results_go_under_build(name):
+    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text())
+    code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
+    position = next(i for i, c in enumerate(nb["cells"]) if "parameters" in c["metadata"].get("tags", []))
+    cell = nb["cells"][position]["source"]
+    assert f'results_path = "../build/results/{name}.json"' in cell
+    assert "kx.reporting.default(" in cell
+    assert nb["cells"][position + 1]["source"].startswith("params = kx.reporting.resolve_parameters(globals())")
+    # smoke and paper choose defaults only; no cell overwrites what the caller set
+    assert not re.search(r"^\s*if (smoke|paper)\b", "\n".join(code), re.M)
+    assert "parameters=params" in code[-1]
 
 
 def test_pkex_shapley_notebook():
@@ -49,6 +70,9 @@ def test_exact_vs_sampling_notebook():
     for d, budget, err in zip(table["d"], table["coalitions"], table["normwise l1 error"]):
         if d == 10 and budget >= 1022:
             assert err < 1e-8
+    params = res["parameters"]
+    assert params["svr_tuning"] == "fixed" and params["dims"] == res["dims"] == [10, 20]
+    assert params["budgets"] == res["budgets"] and params["n_explain"] == res["n_explain"] == 4
 
 
 def test_runtime_notebook():
@@ -61,10 +85,18 @@ def test_runtime_notebook():
     overflow = res["overflow"]["1100"]
     assert not overflow["Alg. 2 finite"] and overflow["shapley_values refuses Alg. 2"]
     assert overflow["quadrature: |sum phi - (f(x) - sum alpha)|"] < 1e-10
+    assert res["parameters"]["n_train"] == res["n_train"] == 200
+    assert res["parameters"]["d_overflow"] == [1100]
 
 
 def test_mmd_attribution_notebook():
-    res = run_notebook("23-mmd-attribution")
+    # smoke mode keeps a size the caller set (it used to overwrite n_permutations with 30)
+    res = run_notebook("23-mmd-attribution", n_permutations=20)
+    assert res["parameters"]["n_permutations"] == 20
+    assert res["parameters"]["n_samples"] == res["n_samples"] == 250
+    # p-values of a 20-permutation test are multiples of 1/21
+    p = np.asarray(res["main"]["p_values"]) * 21
+    np.testing.assert_allclose(p, np.round(p), atol=1e-9)
     main = res["main"]
     assert main["mean phi, features 1-10"] <= 0 < main["mean phi, features 11-20"]
     for key in ("main", "control", "matched_covariance"):
@@ -84,6 +116,9 @@ def test_hsic_feature_selection_notebook():
             assert np.isfinite(s["mean"]) and s["sd"] >= 0 and len(s["folds"]) == res["n_folds"]
     assert res["scores"]["wine"]["PKeX-Shapley (HSIC)"]["mean"] > 0.7     # accuracy, 3 classes
     assert 1 <= res["standing"]["diabetes"]["rank_of_pkex"] <= 5
+    params = res["parameters"]
+    assert params["n_folds"] == res["n_folds"] == 3 and params["datasets"] == ["wine", "diabetes"]
+    assert params["gp_noise"] is True
 
 
 def test_feature_recovery_notebook():
@@ -93,3 +128,15 @@ def test_feature_recovery_notebook():
         assert rates["PKeX-Shapley (exact)"] > chance, target   # far better than picking at random
         assert all(0 <= r <= 1 for r in rates.values())
     assert res["seconds_per_point"]["PKeX-Shapley (exact)"] > 0
+    params = res["parameters"]
+    assert params["targets"] == res["targets"] == ["poly5", "sqexp"] and params["svr_tuning"] == "fixed"
+
+
+def test_feature_recovery_notebook_rejects_invalid_parameters(tmp_path):
+    path = NOTEBOOKS / "21-pkex-feature-recovery.ipynb"
+    # svr_tuning is the last default of the parameters cell
+    with pytest.raises(NotebookCellError, match="parameter svr_tuning must be one of 'fixed', 'grid'; got 'optuna'"):
+        execute(path, tmp_path / "r.json", {"smoke": True, "svr_tuning": "optuna"}, out_dir=tmp_path)
+    with pytest.raises(NotebookCellError, match="parameter n_active must be at most d = 10; got 17"):
+        execute(path, tmp_path / "r.json", {"smoke": True, "d": 10}, out_dir=tmp_path)
+    assert not (tmp_path / "r.json").exists()

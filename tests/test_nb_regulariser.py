@@ -1,11 +1,31 @@
 """Notebooks 04, 12, 13 and 15 (Shapley functionals, ISV-REG / OSV-REG, Theorem 6), in smoke mode."""
 
+import json
+import re
+
 import numpy as np
 import pytest
 
-from nbrun import run_notebook
+from nbrun import NOTEBOOKS, NotebookCellError, execute, run_notebook
 
 pytestmark = pytest.mark.notebook
+
+#: the experiment notebooks of this file whose sizes are declared with kx.reporting.default
+EXPERIMENTS = ["12-covariate-shift-isv-reg", "13-fairness-osv-reg", "15-robustness"]
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_parameters_are_declared_and_results_go_under_build(name):
+    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text())
+    code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
+    position = next(i for i, c in enumerate(nb["cells"]) if "parameters" in c["metadata"].get("tags", []))
+    cell = nb["cells"][position]["source"]
+    assert f'results_path = "../build/results/{name}.json"' in cell
+    assert "kx.reporting.default(" in cell
+    assert nb["cells"][position + 1]["source"].startswith("params = kx.reporting.resolve_parameters(globals())")
+    # smoke and paper choose defaults only; no cell overwrites what the caller set
+    assert not re.search(r"^\s*if (smoke|paper)\b", "\n".join(code), re.M)
+    assert "parameters=params" in code[-1]
 
 
 def test_shapley_regulariser_notebook():
@@ -31,6 +51,9 @@ def test_covariate_shift_notebook():
     # at the far end of the log sweep the model no longer relies on X5
     assert claim["gap_shrinks_over_wide_grid"] and claim["clean_rmse_rises"]
     assert len(res["gap"]["ISV-REG"]) == len(res["lam_grid"])
+    params = res["parameters"]
+    assert params["n_samples"] == res["n_samples"] == 300 and params["sensitivity_lam"] is None
+    assert sorted(set(params["lam_paper"]) | set(params["lam_wide"])) == res["lam_grid"]
 
 
 def test_fairness_notebook():
@@ -39,10 +62,23 @@ def test_fairness_notebook():
     assert claim["osv_shrinks_phi5"] and claim["osv_shrinks_phi4"]      # OSV-REG: both shrink
     assert claim["isv_shrinks_phi5"] and claim["isv_phi4_grows"]        # ISV-REG: the proxy grows
     assert claim["isv_phi4_max_ratio"] > 1.5 and claim["osv_phi4_ratio_at_max_lam"] < 0.1
+    assert res["parameters"]["lam_grid"] == res["lam_grid"] == [0.0, 1e-2, 1.0, 100.0, 1e4]
+
+
+def test_fairness_notebook_rejects_invalid_parameters(tmp_path):
+    path = NOTEBOOKS / "13-fairness-osv-reg.ipynb"
+    with pytest.raises(NotebookCellError, match="parameter lam_grid must start with 0"):
+        execute(path, tmp_path / "r.json", {"smoke": True, "lam_grid": [1.0, 0.0]}, out_dir=tmp_path)
+    with pytest.raises(NotebookCellError, match="parameter n_samples must be an integer >= 10; got 'many'"):
+        execute(path, tmp_path / "r.json", {"smoke": True, "n_samples": "many"}, out_dir=tmp_path)
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_robustness_notebook():
-    res = run_notebook("15-robustness")
+    # smoke mode keeps a size the caller set (it used to overwrite n_search with 20)
+    res = run_notebook("15-robustness", n_search=10)
+    assert res["parameters"]["n_search"] == res["search"]["configurations"] == 10
+    assert res["parameters"]["n_train"] == res["n_train"] == 120
     assert res["all_below_bound"]
     for value in ("interventional", "observational"):
         c = res["checks"][value]

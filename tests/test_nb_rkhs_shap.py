@@ -1,12 +1,32 @@
 """Notebooks 02, 10, 11 and 14 (RKHS-SHAP), run in smoke mode."""
 
+import json
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from nbrun import run_notebook
+from nbrun import NOTEBOOKS, NotebookCellError, execute, run_notebook
 
 pytestmark = pytest.mark.notebook
+
+#: the experiment notebooks of this file whose sizes are declared with kx.reporting.default
+EXPERIMENTS = ["10-banana-rkhs-shap", "11-runtime-rkhs-shap", "14-real-data-rkhs-shap"]
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_parameters_are_declared_and_results_go_under_build(name):
+    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text())
+    code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
+    position = next(i for i, c in enumerate(nb["cells"]) if "parameters" in c["metadata"].get("tags", []))
+    cell = nb["cells"][position]["source"]
+    assert f'results_path = "../build/results/{name}.json"' in cell
+    assert "kx.reporting.default(" in cell
+    assert nb["cells"][position + 1]["source"].startswith("params = kx.reporting.resolve_parameters(globals())")
+    # smoke and paper choose defaults only; no cell overwrites what the caller set
+    assert not re.search(r"^\s*if (smoke|paper)\b", "\n".join(code), re.M)
+    assert "parameters=params" in code[-1]
 
 
 def test_rkhs_shap_notebook():
@@ -37,10 +57,26 @@ def test_banana_notebook():
     # the paper's approximation of E[U | X2] departs from the exact one as b grows
     gap = res["paper_approximation_gap"]
     assert gap[-1] > gap[0]
+    # the parameters actually used are recorded: smoke sizes, the mode, the seed
+    params = res["parameters"]
+    assert params["smoke"] is True and params["paper"] is False and params["seed"] == 0
+    assert params["n"] == res["settings"]["n"] == 300 and params["bs"] == res["b"] == [1, 100]
+
+
+def test_banana_notebook_rejects_invalid_parameters(tmp_path):
+    path = NOTEBOOKS / "10-banana-rkhs-shap.ipynb"
+    with pytest.raises(NotebookCellError, match="parameter n_explain must be an integer >= 1; got 0"):
+        execute(path, tmp_path / "r.json", {"smoke": True, "n_explain": 0}, out_dir=tmp_path)
+    with pytest.raises(NotebookCellError, match="parameter n_explain must be at most n = 50"):
+        execute(path, tmp_path / "r.json", {"smoke": True, "n": 50}, out_dir=tmp_path)
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_runtime_notebook():
-    res = run_notebook("11-runtime-rkhs-shap")
+    # smoke mode keeps a size the caller set (it used to overwrite gshap_samples with 30)
+    res = run_notebook("11-runtime-rkhs-shap", gshap_samples=20)
+    assert res["parameters"]["gshap_samples"] == res["settings"]["gshap_samples"] == 20
+    assert res["parameters"]["ns"] == res["ns"] == [100, 300]
     assert res["isv_agreement"] < 1e-10
     ratios = res["ratio_kernelshap_over_rkhs_isv"]
     assert len(ratios) == len(res["ns"]) and all(np.isfinite(ratios))
@@ -66,3 +102,6 @@ def test_real_data_notebook(tmp_path):
     assert ds["pima"]["status"] == "ok" and "cache" in ds["pima"]["source"]
     for name in ("boston", "california_housing", "adult"):
         assert ds[name]["status"] == "not available offline", ds[name]
+    params = res["parameters"]
+    assert params["data_home"] == str(tmp_path) and params["download"] is False
+    assert params["n_explain_diabetes"] == 60 and params["klr_lams"] == [1e-5, 1e-4, 1e-3]

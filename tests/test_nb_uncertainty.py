@@ -1,11 +1,31 @@
 """Notebooks 06-uncertainty, 07-shapley-regression-groups and 30-uncertainty-pipeline, in smoke mode."""
 
+import json
+import re
+
 import numpy as np
 import pytest
 
-from nbrun import run_notebook
+from nbrun import NOTEBOOKS, NotebookCellError, execute, run_notebook
 
 pytestmark = pytest.mark.notebook
+
+#: the experiment notebooks of this file whose sizes are declared with kx.reporting.default
+EXPERIMENTS = ["30-uncertainty-pipeline"]
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_parameters_are_declared_and_results_go_under_build(name):
+    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text())
+    code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
+    position = next(i for i, c in enumerate(nb["cells"]) if "parameters" in c["metadata"].get("tags", []))
+    cell = nb["cells"][position]["source"]
+    assert f'results_path = "../build/results/{name}.json"' in cell
+    assert "kx.reporting.default(" in cell
+    assert nb["cells"][position + 1]["source"].startswith("params = kx.reporting.resolve_parameters(globals())")
+    # smoke and paper choose defaults only; no cell overwrites what the caller set
+    assert not re.search(r"^\s*if (smoke|paper)\b", "\n".join(code), re.M)
+    assert "parameters=params" in code[-1]
 
 
 def test_uncertainty_pipeline_notebook():
@@ -25,6 +45,21 @@ def test_uncertainty_pipeline_notebook():
     for key in ("single_reference", "bayes"):
         assert abs(np.mean(res["coverage"][key]) - res["level"]) < 0.06, key
     assert res["conjectures"]["gamma leaves the interventional residual norm at its beta-only level"]
+    params = res["parameters"]
+    for knob in ("alpha", "beta", "gamma", "sigma"):
+        assert params[f"grid_{knob}"] == sweeps[knob]["grid"], knob
+        assert params[f"base_{knob}"] == res["base"][knob], knob
+    assert params["n_repeats"] == res["n_repeats"] == 25
+
+
+def test_uncertainty_pipeline_rejects_invalid_parameters(tmp_path):
+    path = NOTEBOOKS / "30-uncertainty-pipeline.ipynb"
+    with pytest.raises(NotebookCellError, match=r"parameter level must be a real number in \(0, 1\); got 1.0"):
+        execute(path, tmp_path / "r.json", {"smoke": True, "level": 1.0}, out_dir=tmp_path)
+    # grid_sigma is the last default of the parameters cell
+    with pytest.raises(NotebookCellError, match="parameter grid_sigma must be a non-empty list of integers"):
+        execute(path, tmp_path / "r.json", {"smoke": True, "grid_sigma": [10, 1.5]}, out_dir=tmp_path)
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_uncertainty_notebook():

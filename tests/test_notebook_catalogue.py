@@ -53,6 +53,7 @@ def test_notebook_conventions(path):
     for name in REQUIRED_PARAMETERS:
         assert re.search(rf"^{name}\s*=", text, re.M), f"parameters cell lacks {name!r}"
     code = "\n".join(_source(c) for c in nb["cells"] if c["cell_type"] == "code")
+    _check_parameter_conventions(path.stem, text, code)
     assert "matplotlib.use(" not in code, "notebooks must not force a matplotlib backend"
     assert "results_path" in code.replace(text, ""), "the notebook never writes results_path"
     # an interactive section built on kx.widgets (figures as display data: never stalls headless)
@@ -61,6 +62,22 @@ def test_notebook_conventions(path):
         "use kx.widgets.interact: ipywidgets.interact captures output and can stall papermill/Voila"
     for cell in nb["cells"]:
         assert not cell.get("outputs"), "commit notebooks without outputs (make run renders them)"
+
+
+def _check_parameter_conventions(name, parameters, code):
+    """Sizes are kx.reporting.default(...)s resolved (and validated) once; results go to build/."""
+    assert parameters.lstrip().startswith("import kernelxai as kx"), \
+        "the parameters cell must start with `import kernelxai as kx` (for kx.reporting.default)"
+    m = re.search(r"^results_path\s*=\s*(.+)$", parameters, re.M)
+    assert m.group(1).strip().startswith(f'"../build/results/{name}.json"'), \
+        f"results_path must default to \"../build/results/{name}.json\" (not into the repository)"
+    rest = code.replace(parameters, "")
+    assert "kx.reporting.resolve_parameters(globals())" in rest, "the notebook never resolves its parameters"
+    overrides = re.findall(r"^\s*(?:if|elif)\s+(?:not\s+)?(?:smoke|paper)\b.*$", rest, re.M)
+    overrides += re.findall(r"\bif\s+(?:not\s+)?(?:smoke|paper)\s+else\b", rest)
+    assert not overrides, f"mode-dependent sizes belong in kx.reporting.default(...): {overrides}"
+    assert re.search(r"save_results\((?:[^()]|\([^()]*\))*parameters=|\[\"parameters\"\]\s*=", rest, re.S), \
+        "the results JSON must record the parameters used (save_results(..., parameters=params))"
 
 
 def test_notebooks_match_their_sources():

@@ -52,12 +52,32 @@ def _extra(name):
 
 
 def test_environment_files_agree_with_pyproject():
-    deps = _pyproject()
+    # conda users run the notebooks: runtime dependencies plus the notebooks extra
+    deps = {**_pyproject(), **_extra("notebooks")}
     env = _conda_env(ROOT / "environment.yml")
     assert env == deps, f"environment.yml differs from pyproject: {env} vs {deps}"
     # Binder also serves the notebooks as apps with Voila (the 'app' extra)
     binder = _conda_env(ROOT / "binder" / "environment.yml")
     assert binder == {**deps, **_extra("app")}, f"binder/environment.yml differs: {binder}"
+
+
+def test_notebook_dependencies_are_in_the_notebooks_extra():
+    """Notebook 03 calls kx.product.reference_shapley, which needs mpmath: `make run` must install it."""
+    assert "mpmath" in _extra("notebooks")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(req.startswith("kernelxai[") and "notebooks" in req for req in extras["test"]), \
+        "the test extra must include the notebooks extra"
+
+
+def test_make_run_smoke_and_figures_need_only_the_notebooks_extra():
+    text = (ROOT / "Makefile").read_text().replace("$(VENV)", ".venv")
+    for target in ("run", "smoke", "figures", "lab"):
+        m = re.search(rf"^{target}:([^\n]*)$", text, re.M)
+        assert m, f"Makefile has no {target} target"
+        assert ".venv/.run-stamp" in m.group(1) and ".test-stamp" not in m.group(1), (target, m.group(1))
+    stamp = re.search(r"^\.venv/\.run-stamp:[^\n]*\n((?:\t.*\n)*)", text, re.M).group(1)
+    installs = re.findall(r"pip.*install\s+(?:-e\s+)?(\S+)", stamp.replace("$(PIP)", "pip"))
+    assert installs == ['".[notebooks]"'], installs
 
 
 def test_binder_postbuild_installs_kernelxai():

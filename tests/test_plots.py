@@ -57,3 +57,18 @@ def test_beeswarm_dependence_kde(expl):
 def test_plots_reject_other_objects():
     with pytest.raises(TypeError, match="Explanation"):
         kx.plots.bar(np.zeros(3))
+
+
+def test_plots_ask_to_pick_one_output():
+    values = np.zeros((4, 2, 3))
+    expl = kx.Explanation(values, data=np.zeros((4, 2)), output_names=["a", "b", "c"])
+    message = r"this Explanation has 3 outputs \['a', 'b', 'c'\]; pick one with e\[\.\.\., 'a'\]"
+    for draw in (kx.plots.bar, kx.plots.beeswarm, kx.plots.kde, lambda e: kx.plots.dependence(e, 0)):
+        with pytest.raises(ValueError, match=message):
+            draw(expl)
+    with pytest.raises(ValueError, match=message):
+        kx.plots.waterfall(expl[0])
+    ax = kx.plots.beeswarm(expl[..., "b"])           # one output picked: drawn as usual
+    assert len(ax.collections) == 2
+    ax = kx.plots.waterfall(expl[0, :, "c"])
+    assert len(ax.patches) == 2

@@ -21,7 +21,7 @@ def explorer():
 
     def compute(value, method, budget, seed):
         calls.append((value, method, budget, seed))
-        options = {"n_permutations": budget} if method == "permutation" else {}
+        options = {"budget": budget} if budget is not None else {}
         return kx.shapley_values(_game(), method=method, seed=seed, **options)
 
     ex = ExplanationExplorer(compute, values=["toy"], methods=["exact", "permutation"],
@@ -119,3 +119,76 @@ def test_interact_builds_controls_and_redraws():
     assert "n must be non-negative" in status.value and output.outputs == ()
     slider.value = 2
     assert status.value == "" and len(output.outputs) == 1
+
+
+def test_explorer_takes_minimum_budgets_from_the_registry(explorer):
+    from kernelxai.estimators import get_estimator
+
+    minimum = get_estimator("permutation").min_budget(4)     # game evaluations, not orderings
+    assert minimum > 2
+    explorer.method.value = "permutation"
+    explorer.budget.value = minimum - 1
+    assert f"use at least {minimum}" in explorer.status.value
+    explorer.budget.value = minimum
+    assert "below" not in explorer.status.value
+    assert explorer.calls[-1] == ("toy", "permutation", minimum, 0)
+
+
+def test_explorer_gives_no_budget_to_exact_methods_and_auto():
+    seen = []
+
+    def compute(value, method, budget, seed):
+        seen.append((method, budget, seed))
+        return kx.shapley_values(_game(), method="exact")
+
+    ex = ExplanationExplorer(compute, ["toy"], ["auto", "exact", "product", "kernel"], n_players=4,
+                             n_instances=8, budget=50)
+    for method in ("exact", "product", "kernel"):
+        ex.method.value = method
+    assert seen == [("auto", None, None), ("exact", None, None), ("product", None, None),
+                    ("kernel", 50, 0)]
+
+
+def test_explore_passes_the_common_budget_keyword(monkeypatch):
+    import sys
+
+    from sklearn.kernel_ridge import KernelRidge
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 3))
+    model = KernelRidge(kernel="rbf", gamma=0.5).fit(X, X.sum(1))
+    received = []
+    real = sys.modules["kernelxai.explain"].explain
+
+    def spy(model, X, **options):
+        received.append({k: v for k, v in options.items() if k not in ("background",)})
+        return real(model, X, **options)
+
+    monkeypatch.setattr(sys.modules["kernelxai.explain"], "explain", spy)
+    ex = kx.widgets.explore(model, X[:3], background=X, values=("interventional",),
+                            methods=("exact", "permutation", "kernel"), budget=30, seed=3)
+    ex.method.value = "permutation"
+    ex.method.value = "kernel"
+    assert received == [
+        {"value": "interventional", "method": "exact"},
+        {"value": "interventional", "method": "permutation", "budget": 30, "seed": 3},
+        {"value": "interventional", "method": "kernel", "budget": 30, "seed": 3},
+    ]
+    assert "game evaluations: 8" in ex.status.value        # 3 players: all 2**3 coalitions suffice
+    ex.method.value = "permutation"                          # from the cache
+    assert len(received) == 3 and "game evaluations: 30" in ex.status.value
+
+
+def test_explorer_shows_a_message_for_several_outputs():
+    def compute(value, method, budget, seed):
+        return kx.Explanation(np.zeros((2, 3, 2)), output_names=["no", "yes"])
+
+    ex = ExplanationExplorer(compute, ["toy"], ["exact"], n_players=3, n_instances=2)
+    assert "2 outputs ['no', 'yes']" in html_unescape(ex.status.value)
+    assert ex.output.outputs == ()
+
+
+def html_unescape(text):
+    import html
+
+    return html.unescape(text)

@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..reporting import atomic_write
+
 __all__ = ["Dataset", "DatasetUnavailable", "load", "available", "data_home", "BUNDLED", "REMOTE",
            "numeric_design"]
 
@@ -146,8 +148,9 @@ def load(name, *, data_home_path=None, download=True):
         raise DatasetUnavailable(f"data set {name!r} could not be downloaded from {where} "
                                  f"({type(exc).__name__}: {exc}); no cached copy at {cached}. "
                                  + help_text) from exc
-    home.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(cached, index=False)
+    # atomic: an interrupted write never leaves a truncated CSV that later loads as the cache
+    with atomic_write(cached, newline="") as fh:
+        frame.to_csv(fh, index=False)
     return _from_frame(name, frame, target, task, f"downloaded from {where}", notes)
 
 

@@ -54,10 +54,12 @@
 # *Explanation*, which the plots and widgets display.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False
 paper = False
 seed = 0
-results_path = "results/00-index.json"
+results_path = "../build/results/00-index.json"
 
 # %%
 import json
@@ -65,7 +67,8 @@ from pathlib import Path
 
 from IPython.display import Markdown
 
-import kernelxai as kx
+params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+globals().update(params)
 
 here = Path(".")
 listed = sorted(p.stem for p in here.glob("[0-9][0-9]-*.ipynb") if p.stem != "00-index")
@@ -98,4 +101,4 @@ kx.widgets.interact(describe, notebook=listed)
 
 # %%
 kx.save_results(results_path, {"notebooks": listed},
-                summary=f"{len(listed)} notebooks indexed")
+                summary=f"{len(listed)} notebooks indexed", parameters=params)

@@ -21,12 +21,21 @@
 # Every number below is computed by `kernelxai`; the notebook only calls it and plots.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # no paper setting here: the lecture examples are exact
 seed = 0
-results_path = "results/01-shapley-games.json"
-n_repeats = 400          # repeated runs for the interval-coverage study
-n_permutations = 40      # permutations per run in the coverage study
+results_path = "../build/results/01-shapley-games.json"
+# repeated runs for the interval-coverage study
+n_repeats = kx.reporting.default(400, smoke=60, minimum=2)
+# permutations per run in the coverage study
+n_permutations = kx.reporting.default(40, smoke=20, minimum=2)
+# game evaluations of the convergence study on the voting game
+budgets = kx.reporting.default([50, 100, 200, 400, 800, 1600, 3200], smoke=[50, 100, 200, 400, 800],
+                               minimum=13)
+# runs per budget in the convergence study
+n_runs = kx.reporting.default(10, smoke=3, minimum=1)
 
 # %%
 import itertools
@@ -35,10 +44,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-import kernelxai as kx
-
-if smoke:
-    n_repeats, n_permutations = 60, 20
+params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
 
@@ -177,10 +184,9 @@ voting = kx.FunctionGame(lambda z: (z @ vote_weights >= quota).astype(float),
                          player_names=[f"w={int(w)}" for w in vote_weights])
 exact_voting = kx.shapley_values(voting, method="exact").values
 
-budgets = [50, 100, 200, 400, 800] if smoke else [50, 100, 200, 400, 800, 1600, 3200]
 rows = []
 for budget in budgets:
-    for rep in range(3 if smoke else 10):
+    for rep in range(n_runs):
         run_seed = rng.integers(2**31)
         ks = kx.shapley_values(voting, method="kernel", n_coalitions=budget, seed=run_seed).values
         n_perm = max(2, budget // (voting.n_players - 1))
@@ -272,5 +278,5 @@ kx.widgets.interact(taxi_shares,
 summary = (f"taxi {np.round(results['taxi'], 6).tolist()}, airport {np.round(results['airport'], 6).tolist()}; "
            f"WLS=exact to {results['wls_all_coalitions_max_error']:.1e}; "
            f"95% permutation intervals cover {cov_plain:.1%} (antithetic {cov_anti:.1%})")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

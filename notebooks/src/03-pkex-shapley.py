@@ -29,13 +29,18 @@
 # reference, and compares the functional baseline with interventional Shapley values.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # no paper experiment here (see 20-24); paper mode explains every point
 seed = 0
-results_path = "results/03-pkex-shapley.json"
-n_explain = 100          # diabetes points explained
-d_reference = 200        # features of the high-precision check
-n_reference_terms = 3    # training points of the high-precision check (mpmath is slow)
+results_path = "../build/results/03-pkex-shapley.json"
+# diabetes points explained (None: every point, the paper setting)
+n_explain = kx.reporting.default(100, smoke=12, paper=None, minimum=1)
+# features of the high-precision check
+d_reference = kx.reporting.default(200, minimum=2)
+# training points of the high-precision check (mpmath is slow)
+n_reference_terms = kx.reporting.default(3, smoke=2, minimum=1)
 
 # %%
 import time
@@ -46,11 +51,10 @@ import pandas as pd
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
-import kernelxai as kx
 from kernelxai.datasets import pkex
 
-if smoke:
-    n_explain, n_reference_terms = 12, 2
+params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
 
@@ -69,7 +73,7 @@ y_std = (y - y.mean()) / y.std()
 svr = SVR(kernel="rbf", gamma=0.1, C=3.0, epsilon=0.1).fit(X, y_std)
 model = kx.models.as_expansion(svr)
 model.feature_names = list(X_df.columns)
-n_explain = len(X) if paper else min(n_explain, len(X))
+n_explain = len(X) if n_explain is None else min(n_explain, len(X))
 explain_rows = rng.choice(len(X), n_explain, replace=False)
 X_explain = pd.DataFrame(X[explain_rows], columns=X_df.columns)
 print(model)
@@ -174,9 +178,10 @@ for regime, lengthscale in (("kernel values near 1", 10.0), ("kernel values down
     grams = synthetic.kernel.feature_grams(x, Xtr)
     reference = kx.product.reference_shapley(g, dps=40)[0]
     row = {"regime": regime, "smallest kernel value": grams.min()}
-    for method in ("quadrature", "stable", "newton"):
-        phi = kx.shapley_values(g, method=method).values[0]
-        row[method] = np.linalg.norm(phi - reference) / np.linalg.norm(reference)
+    for route in ("quadrature", "stable", "newton"):
+        # tolerance=None: the route's raw output (kx.shapley_values refuses Newton here, rightly)
+        phi = kx.product.product_shapley(g, route=route, tolerance=None)[0][0]
+        row[route] = np.linalg.norm(phi - reference) / np.linalg.norm(reference)
     reference_rows.append(row)
 reference_table = pd.DataFrame(reference_rows).set_index("regime")
 results["mpmath_relative_error"] = reference_table[["quadrature", "stable", "newton"]].to_dict()
@@ -187,7 +192,9 @@ reference_table
 # The quadrature and the coefficient recursion (Alg. 2) are accurate to about
 # $10^{-15}$; Newton's identities (Alg. 1) are not usable at this size: their
 # alternating sums cancel catastrophically (notebook 22 shows where they break, and
-# where Alg. 2 overflows).
+# where Alg. 2 overflows). `kx.shapley_values(game, method="newton")` measures this
+# and refuses with a `PrecisionError`; the table above calls the route directly with
+# `tolerance=None` to show what it would have returned.
 #
 # ## Functional baseline versus interventional values
 #
@@ -250,5 +257,5 @@ worst = max(results["brute_force_agreement"].values())
 summary = (f"4 routes agree with brute force to {worst:.1e} (d=10); quadrature vs 40-digit mpmath at "
            f"d={d_reference}: {max(results['mpmath_relative_error']['quadrature'].values()):.1e}; "
            f"Newton (Alg. 1) at d={d_reference}: {max(results['mpmath_relative_error']['newton'].values()):.0e}")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -26,13 +26,23 @@
 #    sweeps $\lambda_S$ on a log grid, with a slider to look at each fit.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # the method notebook has no paper setting; see 12 and 13
 seed = 0
-results_path = "results/04-shapley-regulariser.json"
-n_train = 400            # training points of the regularised fits
-n_grid = 45              # grid side of the representer picture
-lam_grid = [0.0, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4]   # lambda_S, log scale
+results_path = "../build/results/04-shapley-regulariser.json"
+# training points of the regularised fits
+n_train = kx.reporting.default(400, smoke=120, minimum=20)
+# grid side of the representer picture
+n_grid = kx.reporting.default(45, smoke=25, minimum=2)
+# lambda_S, log scale
+lam_grid = kx.reporting.default([0.0, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4],
+                                smoke=[0.0, 0.01, 1.0, 100.0, 1e4], minimum=0)
+# sampled coalitions of the representer-sampling study
+budgets = kx.reporting.default([10, 30, 100, 300, 1000], smoke=[10, 100], minimum=1)
+# seeds per budget in that study
+n_seeds = kx.reporting.default(6, smoke=2, minimum=1)
 
 # %%
 import time
@@ -41,16 +51,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-import kernelxai as kx
 from kernelxai import functionals as F
 from kernelxai.datasets import rkhs_shap
 from kernelxai.kernels import RBF
 from kernelxai.models import (KernelExpansion, KernelRidge, ShapleyRegularisedKernelLogisticRegression,
                               ShapleyRegularisedKernelRidge)
 
-if smoke:
-    n_train, n_grid = 120, 25
-    lam_grid = [0.0, 0.01, 1.0, 100.0, 1e4]
+params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+globals().update(params)
 rng = np.random.default_rng(seed)
 results = {"n_train": n_train, "lam_grid": lam_grid}
 started = time.perf_counter()
@@ -141,8 +149,6 @@ axes[0].set_ylabel("$z_2$");
 
 # %%
 exact = F.shapley_representers(krr, X_explain, "interventional", features=["x5"]).values(krr.alpha_)
-budgets = [10, 30, 100, 300, 1000] if not smoke else [10, 100]
-n_seeds = 2 if smoke else 6
 errors = []
 for J in budgets:
     runs = [F.shapley_representers(krr, X_explain, "interventional", features=["x5"],
@@ -282,5 +288,5 @@ summary = (f"R alpha = explain to {max(check.values()):.0e}; lam_S=0 vs KRR {rep
            f"mean phi5^2 falls monotonically: ISV {results['monotone']['interventional']}, "
            f"OSV {results['monotone']['observational']} (n = {n_train})")
 results["seconds"] = time.perf_counter() - started
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -23,12 +23,16 @@
 # permutation-test p-value, to read it against.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # no paper experiment here (see 23 and 24)
 seed = 0
-results_path = "results/05-mmd-hsic-shapley.json"
-n_samples = 500          # points per sample in the MMD example
-n_permutations = 200     # permutations of each p-value
+results_path = "../build/results/05-mmd-hsic-shapley.json"
+# points per sample in the MMD example
+n_samples = kx.reporting.default(500, smoke=120, minimum=10)
+# permutations of each p-value
+n_permutations = kx.reporting.default(200, smoke=50, minimum=1)
 
 # %%
 import time
@@ -38,11 +42,10 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import StandardScaler
 
-import kernelxai as kx
 from kernelxai.datasets import pkex
 
-if smoke:
-    n_samples, n_permutations = 120, 50
+params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
 
@@ -224,5 +227,5 @@ shift_explorer
 summary = (f"sum phi = MMD^2_u to {results['mmd']['efficiency_error']:.1e}, = HSIC to "
            f"{results['hsic']['efficiency_error']:.1e}; differing features phi > 0 "
            f"({np.sum(mmd.values[0][3:] > 0)}/3), diabetes HSIC top: {', '.join(results['hsic']['top_features'])}")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -20,15 +20,27 @@
 # 1000 repetitions. `smoke=True` is for the test suite.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # no single paper setting; paper=True uses 1000 repetitions
 seed = 0
-results_path = "results/06-uncertainty.json"
-n_background = 100       # background (reference pool) of the interventional value function
-n_repeats = 200          # repetitions per coverage estimate
-budget = 512             # game evaluations per sampled estimate in the comparison
-n_references = 30        # references per single-reference estimate in the coverage study
-level = 0.95
+results_path = "../build/results/06-uncertainty.json"
+# background (reference pool) of the interventional value function
+n_background = kx.reporting.default(100, smoke=40, minimum=2)
+# repetitions per coverage estimate
+n_repeats = kx.reporting.default(200, smoke=40, paper=1000, minimum=2)
+# game evaluations per sampled estimate in the comparison
+budget = kx.reporting.default(512, smoke=256, minimum=16)
+# references per single-reference estimate in the coverage study
+n_references = kx.reporting.default(30, smoke=20, minimum=2)
+# numbers of references of the interval-width picture (n_background is added)
+reference_counts = kx.reporting.default([10, 20, 40], smoke=[10], minimum=2)
+# sample sizes of the Bayesian SHAP credible-interval study
+bayes_sizes = kx.reporting.default([64, 128, 256, 512, 1024, 2048], smoke=[64, 256, 1024], minimum=16)
+# runs per sample size in that study
+n_bayes_runs = kx.reporting.default(10, smoke=4, minimum=1)
+level = kx.reporting.default(0.95, minimum=0.5, maximum=0.999)
 
 # %%
 import functools
@@ -40,15 +52,12 @@ import pandas as pd
 from sklearn.datasets import load_diabetes
 from sklearn.model_selection import cross_val_score, train_test_split
 
-import kernelxai as kx
 from kernelxai.games import tabulate
 from kernelxai.shapley import t_interval
 from kernelxai.uncertainty import bayes_shap, perturbations_to_go, shapley_residuals, single_reference
 
-if paper:
-    n_repeats = 1000
-if smoke:
-    n_background, n_repeats, budget, n_references = 40, 40, 256, 20
+params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+globals().update(params)
 rng = np.random.default_rng(seed)
 band = 3 * np.sqrt(level * (1 - level) / n_repeats)   # 3 binomial s.e.; runs are the independent trials
 results = {"level": level, "n_repeats": n_repeats, "band": band}
@@ -113,7 +122,7 @@ print(f"chosen {best} x median heuristic; test R^2 = {results['test_r2']:.3f}, r
 # %%
 patient = X_test.iloc[[0]]
 widths = []
-Ks = [10, 20, 40, n_background] if not smoke else [10, n_background]
+Ks = sorted({k for k in reference_counts if k < n_background} | {n_background})
 for K in Ks:
     e = single_reference(model, patient, background[:K], level=level)
     widths.append({"K": K, **dict(zip(names, (e.upper - e.lower)[0]))})
@@ -333,11 +342,11 @@ summary_res.round(3)
 # ### Credible intervals against the actual error
 
 # %%
-Ns = [64, 128, 256, 512, 1024, 2048] if not smoke else [64, 256, 1024]
+Ns = bayes_sizes
 rows = []
 for N in Ns:
     ws, errs = [], []
-    for s in range(10 if not smoke else 4):
+    for s in range(n_bayes_runs):
         e = bayes_shap(game, n_samples=N, level=level, seed=int(rng.integers(2**31)))
         ws.append(np.mean(e.upper - e.lower) / 2)
         errs.append(np.mean(np.abs(e.values - exact)))
@@ -440,5 +449,5 @@ kx.widgets.interact(show, method=["permutation", "kernel + bootstrap", "Bayesian
 results["seconds"] = time.perf_counter() - started
 summary = ("coverage " + ", ".join(f"{k.split(' (')[0]} {v:.1%}" for k, v in results["coverage"].items())
            + f"; residual oracle |r| of x1+2x2x3 = {np.round(results['residual_oracles']['x1 + 2 x2 x3']['norms'], 4).tolist()}")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -31,18 +31,32 @@
 # scored against both.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False
 paper = False
 seed = 0
-results_path = "results/10-banana-rkhs-shap.json"
-n = 1000                 # samples per b (paper: 3000)
-bs = [1, 10, 20, 50, 100]
-v = 10.0
-noise = 0.0              # observation noise on y (the supplement defines f only)
-n_explain = 500          # explained points per b (paper: all n)
-n_background = 100      # background rows of KernelSHAP-ISV (not stated in the supplement)
-gshap_samples = 200      # Monte Carlo draws per coalition and point for GSHAP-OSV
-eta = 1e-3               # CME regularisation of RKHS-OSV
+results_path = "../build/results/10-banana-rkhs-shap.json"
+n = kx.reporting.default(1000, smoke=300, paper=3000, minimum=10, doc="samples per b (paper: 3000)")
+bs = kx.reporting.default([1, 10, 20, 50, 100], smoke=[1, 100], minimum=1, doc="values of b, B(1/b, v)")
+v = kx.reporting.default(10.0, minimum=0, doc="variance of the first latent coordinate (must be > 0)")
+noise = kx.reporting.default(0.0, minimum=0, doc="observation noise on y (the supplement defines f only)")
+n_explain = kx.reporting.default(500, smoke=100, paper=3000, minimum=1, doc="explained points per b (paper: all n)")
+n_background = kx.reporting.default(100, smoke=30, minimum=1,
+                                    doc="background rows of KernelSHAP-ISV (not stated in the supplement)")
+gshap_samples = kx.reporting.default(200, smoke=50, minimum=1,
+                                     doc="Monte Carlo draws per coalition and point for GSHAP-OSV")
+eta = kx.reporting.default(1e-3, minimum=0, doc="CME regularisation of RKHS-OSV (must be > 0)")
+
+# %%
+params = kx.reporting.resolve_parameters(globals())
+globals().update(params)
+for name in ("v", "eta"):
+    if params[name] <= 0:
+        raise ValueError(f"parameter {name} must be a real number > 0; got {params[name]!r}")
+for name in ("n_explain", "n_background"):
+    if params[name] > n:
+        raise ValueError(f"parameter {name} must be at most n = {n}; got {params[name]!r}")
 
 # %%
 import time
@@ -51,13 +65,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-import kernelxai as kx
 from kernelxai.datasets import rkhs_shap
 
-if paper:
-    n, n_explain = 3000, 3000
-if smoke:
-    n, bs, n_explain, n_background, gshap_samples = 300, [1, 100], 100, 30, 50
 rng = np.random.default_rng(seed)
 results = {"settings": {"n": n, "bs": bs, "v": v, "n_explain": n_explain, "n_background": n_background,
                         "gshap_samples": gshap_samples, "eta": eta, "noise": noise}}
@@ -242,5 +251,5 @@ results["seconds"] = {m: table[f"seconds {m}"].values for m in ["RKHS-ISV", "RKH
 summary = (f"RKHS-ISV = KernelSHAP-ISV to {isv_equal:.0e}; RKHS-OSV beats GSHAP-OSV at every b: "
            f"{beats_exact} (exact truth), {beats_paper} (paper's truth); RKHS-OSV R^2 (exact) "
            f"{np.round(table['RKHS-OSV vs observational'].values, 3).tolist()}")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -22,31 +22,38 @@
 # their values must agree to rounding; that is checked at every $n$.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False
 paper = False
 seed = 0
-results_path = "results/11-runtime-rkhs-shap.json"
-ns = [100, 500, 1000, 1500]   # sample sizes (paper: 100, 500, 1000, 1500, 3000, 5000)
-n_explain = 100               # explained points (as in the paper)
-b = 1.0                       # Banana B(1/b, v) with b = 1, v = 10
-v = 10.0
-gshap_samples = 100           # Monte Carlo draws of GSHAP-OSV
-lam = 1e-3                    # ridge parameter, fixed: fitting is not what is timed
-n_repeats = 1                 # timings per method and n (the minimum is reported)
+results_path = "../build/results/11-runtime-rkhs-shap.json"
+ns = kx.reporting.default([100, 500, 1000, 1500], smoke=[100, 300], paper=[100, 500, 1000, 1500, 3000, 5000],
+                          minimum=2, doc="sample sizes (paper: 100, 500, 1000, 1500, 3000, 5000)")
+n_explain = kx.reporting.default(100, smoke=30, minimum=1, doc="explained points (as in the paper)")
+b = kx.reporting.default(1.0, minimum=0, doc="Banana B(1/b, v) with b = 1, v = 10 (b must be > 0)")
+v = kx.reporting.default(10.0, minimum=0, doc="variance of the first latent coordinate (must be > 0)")
+gshap_samples = kx.reporting.default(100, smoke=30, minimum=1, doc="Monte Carlo draws of GSHAP-OSV")
+lam = kx.reporting.default(1e-3, minimum=0, doc="ridge parameter, fixed: fitting is not what is timed")
+n_repeats = kx.reporting.default(1, paper=3, minimum=1, doc="timings per method and n (the minimum is reported)")
+
+# %%
+params = kx.reporting.resolve_parameters(globals())
+globals().update(params)
+for name in ("b", "v"):
+    if params[name] <= 0:
+        raise ValueError(f"parameter {name} must be a real number > 0; got {params[name]!r}")
+if n_explain > min(ns):
+    raise ValueError(f"parameter n_explain must be at most the smallest of ns ({min(ns)}); got {n_explain!r}")
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-import kernelxai as kx
 from kernelxai.datasets import rkhs_shap
 from kernelxai.reporting import timed
 
-if paper:
-    ns, n_repeats = [100, 500, 1000, 1500, 3000, 5000], 3
-if smoke:
-    ns, n_explain, gshap_samples = [100, 300], 30, 30
 rng = np.random.default_rng(seed)
 results = {"settings": {"ns": ns, "n_explain": n_explain, "b": b, "v": v, "gshap_samples": gshap_samples,
                         "lam": lam, "n_repeats": n_repeats}}
@@ -142,5 +149,5 @@ results["isv_agreement"] = agreement
 results["ns"] = ns
 summary = (f"n={largest}: KernelSHAP-ISV/RKHS-ISV = {ratio_isv:.0f}x (values agree to {agreement:.0e}), "
            f"GSHAP-OSV/RKHS-OSV = {ratio_osv:.2f}x")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -22,21 +22,40 @@
 #   substitutes another data set.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+from kernelxai.datasets import real
+
 smoke = False
 paper = False
 seed = 0
-results_path = "results/14-real-data-rkhs-shap.json"
-eta = 1e-3                  # CME regularisation
-n_explain_diabetes = 442    # diabetes points explained (all)
-bc_coalitions = 2000        # sampled coalitions for breast cancer (paper: 10 000)
-bc_explain = 100            # breast-cancer points explained (paper: all 569)
-remote = ["pima", "boston", "california_housing", "adult"]
-remote_max_fit = 1000       # rows used to fit models on downloaded data sets
-remote_explain = 100        # points explained on downloaded data sets
-remote_coalitions = 1000    # sampled coalitions when d > 10
-klr_lams = None             # grid of the logistic ridge parameter (None: kernelxai's default grid)
-data_home = None            # cache directory of downloaded data sets (default ~/.cache/kernelxai)
-download = True             # try to download data sets that are not cached
+results_path = "../build/results/14-real-data-rkhs-shap.json"
+eta = kx.reporting.default(1e-3, minimum=0, doc="CME regularisation (must be > 0)")
+n_explain_diabetes = kx.reporting.default(442, smoke=60, minimum=1, maximum=442,
+                                          doc="diabetes points explained (442: all)")
+bc_coalitions = kx.reporting.default(2000, smoke=200, paper=10000, minimum=1,
+                                     doc="sampled coalitions for breast cancer (paper: 10 000)")
+bc_explain = kx.reporting.default(100, smoke=20, paper=569, minimum=1,
+                                  doc="breast-cancer points explained (paper: all 569)")
+remote = kx.reporting.default(["pima", "boston", "california_housing", "adult"], choices=list(real.REMOTE),
+                              doc="data sets that must be downloaded (or be cached)")
+remote_max_fit = kx.reporting.default(1000, minimum=10, doc="rows used to fit models on downloaded data sets")
+remote_explain = kx.reporting.default(100, smoke=20, minimum=1, doc="points explained on downloaded data sets")
+remote_coalitions = kx.reporting.default(1000, smoke=100, minimum=1, doc="sampled coalitions when d > 10")
+klr_lams = kx.reporting.default(None, smoke=[1e-5, 1e-4, 1e-3], minimum=0,
+                                doc="grid of the logistic ridge parameter, each > 0 (None: kernelxai's default grid)")
+data_home = kx.reporting.default(None, doc="cache directory of downloaded data sets (default ~/.cache/kernelxai)")
+download = kx.reporting.default(True, smoke=False,
+                                doc="try to download data sets that are not cached (smoke: no network waits)")
+
+# %%
+params = kx.reporting.resolve_parameters(globals())
+globals().update(params)
+if eta <= 0:
+    raise ValueError(f"parameter eta must be a real number > 0; got {eta!r}")
+if klr_lams is not None and min(klr_lams) <= 0:
+    raise ValueError(f"parameter klr_lams must be None or a list of real numbers > 0; got {klr_lams!r}")
+if data_home is not None and not isinstance(data_home, str):
+    raise ValueError(f"parameter data_home must be a directory path (a string) or None; got {data_home!r}")
 
 # %%
 import time
@@ -46,16 +65,8 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import StandardScaler
 
-import kernelxai as kx
-from kernelxai.datasets import real
 from kernelxai.kernels import RBF, Categorical, Matern, Product, median_heuristic
 
-if paper:
-    bc_coalitions, bc_explain = 10000, 569
-if smoke:
-    n_explain_diabetes, bc_coalitions, bc_explain, remote_explain, remote_coalitions = 60, 200, 20, 20, 100
-    klr_lams = [1e-5, 1e-4, 1e-3]
-    download = False        # no network waits in the test suite
 rng = np.random.default_rng(seed)
 results = {"datasets": {}}
 explanations = {}
@@ -260,5 +271,5 @@ loaded = [n for n, r in results["datasets"].items() if r["status"] == "ok"]
 offline = [n for n, r in results["datasets"].items() if r["status"] != "ok"]
 summary = (f"diabetes top 3 {top3} (bmi & s5 in top 3: {bmi_s5_top3}); breast cancer top 3 "
            f"{top_features(osv_b, 3)}; not available offline: {offline}")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

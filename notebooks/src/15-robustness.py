@@ -31,16 +31,31 @@
 # experiment for this theorem; `paper = True` only enlarges the sample.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # a larger sample (the paper has no experiment here)
 seed = 0
-results_path = "results/15-robustness.json"
-n_train = 300            # training points of the model
-n_background = 100       # rows of the background sample of the embeddings
-n_points = 20            # base points x
-deltas = [1e-4, 1e-3, 1e-2, 0.1, 1.0]
-eta = 1e-3               # CME regularisation
-n_search = 150           # random small configurations in the worst-case search
+results_path = "../build/results/15-robustness.json"
+n_train = kx.reporting.default(300, smoke=120, paper=1000, minimum=10, doc="training points of the model")
+n_background = kx.reporting.default(100, smoke=30, paper=200, minimum=1,
+                                    doc="rows of the background sample of the embeddings (at most n_train)")
+n_points = kx.reporting.default(20, smoke=5, paper=50, minimum=1, doc="base points x")
+deltas = kx.reporting.default([1e-4, 1e-3, 1e-2, 0.1, 1.0], smoke=[1e-3, 0.1, 1.0], minimum=0,
+                              doc="perturbation sizes, each > 0")
+eta = kx.reporting.default(1e-3, minimum=0, doc="CME regularisation (must be > 0)")
+n_search = kx.reporting.default(150, smoke=20, paper=400, minimum=1,
+                                doc="random small configurations in the worst-case search")
+
+# %%
+params = kx.reporting.resolve_parameters(globals())
+globals().update(params)
+if min(deltas) <= 0:
+    raise ValueError(f"parameter deltas must hold real numbers > 0; got {deltas!r}")
+if eta <= 0:
+    raise ValueError(f"parameter eta must be a real number > 0; got {eta!r}")
+if n_background > n_train:
+    raise ValueError(f"parameter n_background must be at most n_train = {n_train}; got {n_background!r}")
 
 # %%
 import time
@@ -49,17 +64,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-import kernelxai as kx
 from kernelxai import functionals as F
 from kernelxai.datasets import rkhs_shap
 from kernelxai.kernels import RBF, median_heuristic
 from kernelxai.models import KernelExpansion, KernelRidge
 
-if paper:
-    n_train, n_background, n_points, n_search = 1000, 200, 50, 400
-if smoke:
-    n_train, n_background, n_points, n_search = 120, 30, 5, 20
-    deltas = [1e-3, 0.1, 1.0]
 rng = np.random.default_rng(seed)
 started = time.perf_counter()
 
@@ -239,5 +248,5 @@ summary = (f"Theorem 6 holds on all {len(Xa)} pairs x {d} features: max distance
            f"{checks['interventional']['max_ratio_to_bound']:.2f} (I), "
            f"{checks['observational']['max_ratio_to_bound']:.2g} (O); observed |dphi| <= ||f|| dist "
            f"<= ||f|| sqrt(bound) everywhere: {results['all_below_bound']}")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -21,14 +21,28 @@
 # the error stays large until about $10^5$.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # the paper's setting: 100 points, budgets to 100000, tuned SVR
 seed = 0
-results_path = "results/20-pkex-exact-vs-sampling.json"
-n_train = 1000
-dims = [10, 20, 30, 50]
-n_explain = 10           # explained points per model (paper: 100)
-budgets = [200, 500, 1000, 2000, 5000, 10000, 20000]
+results_path = "../build/results/20-pkex-exact-vs-sampling.json"
+n_train = kx.reporting.default(1000, smoke=300, minimum=10, doc="training points per model")
+dims = kx.reporting.default([10, 20, 30, 50], smoke=[10, 20], minimum=2, doc="numbers of features d")
+n_explain = kx.reporting.default(10, smoke=4, paper=100, minimum=1,
+                                 doc="explained points per model (paper: 100; at most n_train)")
+budgets = kx.reporting.default([200, 500, 1000, 2000, 5000, 10000, 20000], smoke=[200, 1000, 4000],
+                               paper=[200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000], minimum=2,
+                               doc="sampled coalitions of the KernelSHAP estimator")
+svr_tuning = kx.reporting.default("grid", smoke="fixed", paper="random", choices=["fixed", "grid", "random"],
+                                  doc="SVR hyperparameters: fixed C = 10, gamma = 1/d; a small grid; "
+                                      "the paper's randomized search")
+
+# %%
+params = kx.reporting.resolve_parameters(globals())
+globals().update(params)
+if n_explain > n_train:
+    raise ValueError(f"parameter n_explain must be at most n_train = {n_train}; got {n_explain!r}")
 
 # %%
 import time
@@ -41,13 +55,8 @@ from scipy.stats import loguniform
 from sklearn.model_selection import GridSearchCV, RandomizedSearchCV
 from sklearn.svm import SVR
 
-import kernelxai as kx
 from kernelxai.datasets import pkex
 
-if smoke:
-    n_train, dims, n_explain, budgets = 300, [10, 20], 4, [200, 1000, 4000]
-if paper:
-    n_explain, budgets = 100, [200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000]
 rng = np.random.default_rng(seed)
 results = {"dims": dims, "budgets": budgets, "n_explain": n_explain}
 
@@ -56,15 +65,17 @@ results = {"dims": dims, "budgets": budgets, "n_explain": n_explain}
 #
 # The paper tunes the SVR's $C$ and $\gamma$ with 100 Optuna trials and 5-fold
 # cross-validation. Here the default run searches a small grid ($C \in \{1, 10, 100\}$,
-# $\gamma \in \{0.1/d, 1/d\}$, 3 folds); `paper=True` runs a 100-draw randomized search over
-# the paper's log-uniform ranges with 5 folds. Any well-fitted model will do: the
-# question is how well the sampler recovers the exact values of *this* model.
+# $\gamma \in \{0.1/d, 1/d\}$, 3 folds); `paper=True` (or `svr_tuning = "random"`) runs a
+# 100-draw randomized search over the paper's log-uniform ranges with 5 folds, and the smoke
+# run (`svr_tuning = "fixed"`) skips the search ($C = 10$, $\gamma = 1/d$). Any well-fitted
+# model will do: the question is how well the sampler recovers the exact values of *this*
+# model.
 
 # %%
 def fit_svr(X, y, d):
-    if smoke:
+    if svr_tuning == "fixed":
         return SVR(kernel="rbf", C=10.0, gamma=1.0 / d).fit(X, y)
-    if paper:
+    if svr_tuning == "random":
         search = RandomizedSearchCV(SVR(kernel="rbf"), {"C": loguniform(1e-5, 1e5), "gamma": loguniform(1e-5, 1e3)},
                                     n_iter=100, cv=5, random_state=seed, n_jobs=1)
     else:
@@ -223,5 +234,5 @@ summary = (f"d={dims[-1]}: KernelSHAP with {last} coalitions misplaces {row['nor
            f"attribution (paper's measure {row['relative error (paper)']:.2f}); error falls with budget: "
            f"{all(falls.values())}; rises with d: paper's measure {rises['relative error (paper)']}, "
            f"normwise {rises['normwise l1 error']}")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

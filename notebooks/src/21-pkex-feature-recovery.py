@@ -28,17 +28,33 @@
 # standardised before fitting.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+from kernelxai.datasets import pkex
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # the paper's 100 explained points
 seed = 0
-results_path = "results/21-pkex-feature-recovery.json"
-n_train = 1000
-d = 50
-n_active = 17
-n_explain = 3            # explained test points per task (paper: 100)
-n_background = 100
-budgets = [500, 1000]
-targets = ["poly5", "poly10", "sqexp"]
+results_path = "../build/results/21-pkex-feature-recovery.json"
+n_train = kx.reporting.default(1000, smoke=300, minimum=10, doc="training points per task")
+d = kx.reporting.default(50, minimum=2, doc="number of features")
+n_active = kx.reporting.default(17, minimum=1, doc="active features, the first n_active (at most d)")
+n_explain = kx.reporting.default(3, smoke=2, paper=100, minimum=1,
+                                 doc="explained test points per task (paper: 100)")
+n_background = kx.reporting.default(100, smoke=30, minimum=1,
+                                    doc="background rows of the model-agnostic baselines (at most n_train)")
+budgets = kx.reporting.default([500, 1000], smoke=[500], minimum=2, doc="coalitions of the sampling baselines")
+targets = kx.reporting.default(["poly5", "poly10", "sqexp"], smoke=["poly5", "sqexp"], choices=list(pkex.TARGETS),
+                               doc="target functions, one task each")
+svr_tuning = kx.reporting.default("grid", smoke="fixed", choices=["fixed", "grid"],
+                                  doc="SVR hyperparameters: fixed C = 10, gamma = 1/d; or a small grid search")
+
+# %%
+params = kx.reporting.resolve_parameters(globals())
+globals().update(params)
+if n_active > d:
+    raise ValueError(f"parameter n_active must be at most d = {d}; got {n_active!r}")
+if n_background > n_train:
+    raise ValueError(f"parameter n_background must be at most n_train = {n_train}; got {n_background!r}")
 
 # %%
 import time
@@ -50,13 +66,6 @@ import pandas as pd
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVR
 
-import kernelxai as kx
-from kernelxai.datasets import pkex
-
-if smoke:
-    n_train, n_explain, n_background, budgets, targets = 300, 2, 30, [500], ["poly5", "sqexp"]
-if paper:
-    n_explain = 100
 rng = np.random.default_rng(seed)
 results = {"n_explain": n_explain, "budgets": budgets, "targets": targets}
 
@@ -64,7 +73,8 @@ results = {"n_explain": n_explain, "budgets": budgets, "targets": targets}
 # ## Models
 #
 # The paper tunes the SVR with Optuna; here a small grid search ($C \in \{1, 10, 100\}$,
-# $\gamma \in \{0.1/d, 1/d\}$, 3 folds) on the standardised target.
+# $\gamma \in \{0.1/d, 1/d\}$, 3 folds) on the standardised target. The smoke run
+# (`svr_tuning = "fixed"`) skips the search and uses $C = 10$, $\gamma = 1/d$.
 
 # %%
 tasks, fits = {}, []
@@ -72,7 +82,7 @@ for target in targets:
     X, y, active = pkex.active_features(n=n_train + n_explain, d=d, n_active=n_active, target=target, seed=rng)
     y = (y - y[:n_train].mean()) / y[:n_train].std()
     Xtr, ytr, Xte = X[:n_train], y[:n_train], X[n_train:]
-    if smoke:
+    if svr_tuning == "fixed":
         svr = SVR(kernel="rbf", C=10.0, gamma=1.0 / d).fit(Xtr, ytr)
     else:
         svr = GridSearchCV(SVR(kernel="rbf"), {"C": [1.0, 10.0, 100.0], "gamma": [0.1 / d, 1.0 / d]},
@@ -192,5 +202,5 @@ summary = ("recovery PKeX " + ", ".join(f"{t} {pkex_rate[t]:.2f}" for t in targe
            + "; best " + ", ".join(f"{t} {best[t]:.2f}" for t in targets)
            + f"; PKeX {pkex_time * 1e3:.0f} ms/point vs sampling at {budgets[-1]}: "
              f"{sampling_1000.min() * 1e3:.0f}-{sampling_1000.max() * 1e3:.0f} ms")
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -30,16 +30,30 @@
 # (`gp_noise = True`); `paper = True` restores the literal kernel.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+from kernelxai.datasets import pkex
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # literal GP kernel of App. H.1 for regression, every data set tried
 seed = 0
-results_path = "results/24-hsic-feature-selection.json"
-datasets = ["breast_cancer", "diabetes", "wine"]
-unavailable_tried = ["sonar", "ionosphere", "breast_cancer_regression", "skillcraft", "sml", "parkinson"]
-n_folds = 5
-fraction = 0.2           # share of features kept
-gp_noise = True          # white-noise term and standardised target for GP regression
-n_jobs = 2               # folds evaluated in parallel
+results_path = "../build/results/24-hsic-feature-selection.json"
+datasets = kx.reporting.default(["breast_cancer", "diabetes", "wine"], smoke=["wine", "diabetes"],
+                                choices=list(pkex.SELECTION_DATASETS), doc="data sets that load offline")
+unavailable_tried = kx.reporting.default(["sonar", "ionosphere", "breast_cancer_regression", "skillcraft", "sml",
+                                          "parkinson"], smoke=["skillcraft"], choices=list(pkex.SELECTION_DATASETS),
+                                         doc="data sets of the paper tried as well (reported if unavailable)")
+n_folds = kx.reporting.default(5, smoke=3, minimum=2, doc="cross-validation folds")
+fraction = kx.reporting.default(0.2, minimum=0, maximum=1, doc="share of features kept, in (0, 1]")
+gp_noise = kx.reporting.default(True, paper=False, doc="white-noise term and standardised target for GP regression")
+n_jobs = kx.reporting.default(2, minimum=-1, doc="folds evaluated in parallel (-1: all cores; not 0)")
+
+# %%
+params = kx.reporting.resolve_parameters(globals())
+globals().update(params)
+if fraction <= 0:
+    raise ValueError(f"parameter fraction must be a real number in (0, 1]; got {fraction!r}")
+if n_jobs == 0:
+    raise ValueError(f"parameter n_jobs must be a positive integer or -1 (all cores); got {n_jobs!r}")
 
 # %%
 import time
@@ -61,9 +75,6 @@ from sklearn.metrics import accuracy_score, mean_absolute_percentage_error
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
-import kernelxai as kx
-from kernelxai.datasets import pkex
-
 # scikit-learn 1.8 spells the L1 penalty l1_ratios=(1,) instead of penalty="l1", and 1.9
 # adds use_legacy_attributes; ask for the new spelling only where it exists
 _logistic_params = LogisticRegressionCV().get_params()
@@ -71,10 +82,6 @@ L1_PENALTY = {"l1_ratios": (1.0,)} if tuple(map(int, sklearn.__version__.split("
 if "use_legacy_attributes" in _logistic_params:
     L1_PENALTY["use_legacy_attributes"] = False
 
-if smoke:
-    datasets, unavailable_tried, n_folds = ["wine", "diabetes"], ["skillcraft"], 3
-if paper:
-    gp_noise = False
 rng = np.random.default_rng(seed)
 results = {"n_folds": n_folds, "fraction": fraction, "gp_noise": gp_noise}
 
@@ -259,5 +266,5 @@ kx.widgets.interact(show, data_set=list(raw))
 summary = "; ".join(f"{name}: PKeX rank {s['rank_of_pkex']}/5 ({'acc' if loaded[name][2] == 'classification' else 'MAPE'} "
                     f"{raw[name]['PKeX-Shapley (HSIC)'].mean():.3f})" for name, s in standing.items())
 summary += f"; unavailable offline: {', '.join(sorted(unavailable)) or 'none'}"
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -36,15 +36,47 @@
 # 1000 repetitions and finer grids. `smoke=True` is for the test suite.
 
 # %% tags=["parameters"]
+import kernelxai as kx
+
 smoke = False            # tiny sizes for the test suite
 paper = False            # the thesis sets no sizes; paper=True runs a larger, finer design
 seed = 0
-results_path = "results/30-uncertainty-pipeline.json"
-n_points = 20            # explained points, drawn from the data distribution
-n_repeats = 150          # independent repetitions per setting (coverage, mean widths)
-pool_size = 20000        # reference pool standing in for the population (Bayesian SHAP)
-level = 0.95
-base = {"alpha": 0.5, "beta": 0.5, "gamma": 0.25, "sigma": 100}   # the knobs not being varied
+results_path = "../build/results/30-uncertainty-pipeline.json"
+n_points = kx.reporting.default(20, smoke=5, paper=100, minimum=1,
+                                doc="explained points, drawn from the data distribution")
+n_repeats = kx.reporting.default(150, smoke=25, paper=1000, minimum=2,
+                                 doc="independent repetitions per setting (coverage, mean widths)")
+pool_size = kx.reporting.default(20000, smoke=4000, minimum=2,
+                                 doc="reference pool standing in for the population (Bayesian SHAP)")
+level = kx.reporting.default(0.95, minimum=0, maximum=1, doc="level of the intervals, in (0, 1)")
+# the knobs not being varied (alpha is a correlation in (-1, 1); sigma the number of references)
+base_alpha = kx.reporting.default(0.5, minimum=-1, maximum=1, doc="correlation alpha when another knob varies")
+base_beta = kx.reporting.default(0.5, doc="interaction beta when another knob varies")
+base_gamma = kx.reporting.default(0.25, doc="non-linearity gamma when another knob varies")
+base_sigma = kx.reporting.default(100, minimum=2, doc="references sigma when another knob varies")
+# the values each knob is swept over
+grid_alpha = kx.reporting.default([-0.9, -0.5, 0.0, 0.5, 0.9], smoke=[-0.9, 0.0, 0.9],
+                                  paper=[-0.9, -0.7, -0.5, -0.3, -0.1, 0.1, 0.3, 0.5, 0.7, 0.9],
+                                  minimum=-1, maximum=1, doc="correlations, each in (-1, 1)")
+grid_beta = kx.reporting.default([0.0, 0.25, 0.5, 0.75, 1.0], smoke=[0.0, 1.0],
+                                 paper=[0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0],
+                                 doc="interactions")
+grid_gamma = kx.reporting.default([0.0, 0.25, 0.5, 1.0, 2.0], smoke=[0.0, 2.0],
+                                  paper=[0.0, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0], doc="non-linearities")
+grid_sigma = kx.reporting.default([10, 30, 100, 300, 1000], smoke=[10, 100],
+                                  paper=[10, 20, 50, 100, 200, 500, 1000, 2000], minimum=2,
+                                  doc="numbers of references (at least two values: a slope is fitted)")
+
+# %%
+params = kx.reporting.resolve_parameters(globals())
+globals().update(params)
+if not 0 < level < 1:
+    raise ValueError(f"parameter level must be a real number in (0, 1); got {level!r}")
+for name in ("base_alpha", "grid_alpha"):
+    if any(abs(a) >= 1 for a in (params[name] if isinstance(params[name], list) else [params[name]])):
+        raise ValueError(f"parameter {name} must lie strictly between -1 and 1 (a correlation); got {params[name]!r}")
+if len(set(grid_sigma)) < 2:
+    raise ValueError(f"parameter grid_sigma must hold at least two different values; got {grid_sigma!r}")
 
 # %%
 import time
@@ -53,26 +85,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-import kernelxai as kx
 from kernelxai.datasets import thesis_game, thesis_model, thesis_sample
 from kernelxai.uncertainty import (ReferenceSamplingGame, bayes_shap, shapley_residuals,
                                    single_reference)
 
-grids = {
-    "alpha": [-0.9, -0.5, 0.0, 0.5, 0.9],
-    "beta": [0.0, 0.25, 0.5, 0.75, 1.0],
-    "gamma": [0.0, 0.25, 0.5, 1.0, 2.0],
-    "sigma": [10, 30, 100, 300, 1000],
-}
-if paper:
-    n_points, n_repeats = 100, 1000
-    grids = {"alpha": list(np.round(np.linspace(-0.9, 0.9, 10), 2)),
-             "beta": list(np.round(np.linspace(0, 1, 9), 3)),
-             "gamma": [0.0, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0],
-             "sigma": [10, 20, 50, 100, 200, 500, 1000, 2000]}
-if smoke:
-    n_points, n_repeats, pool_size = 5, 25, 4000
-    grids = {"alpha": [-0.9, 0.0, 0.9], "beta": [0.0, 1.0], "gamma": [0.0, 2.0], "sigma": [10, 100]}
+base = {"alpha": base_alpha, "beta": base_beta, "gamma": base_gamma, "sigma": base_sigma}
+grids = {"alpha": grid_alpha, "beta": grid_beta, "gamma": grid_gamma, "sigma": grid_sigma}
 rng = np.random.default_rng(seed)
 band = 3 * np.sqrt(level * (1 - level) / n_repeats)   # 3 binomial s.e.; runs are the independent trials
 results = {"n_points": n_points, "n_repeats": n_repeats, "level": level, "band": band, "base": base}
@@ -370,10 +388,14 @@ def show(alpha=base["alpha"], beta=base["beta"], gamma=base["gamma"], sigma=base
 
 
 kx.widgets.interact(show,
-                    alpha=widgets.SelectionSlider(options=[-0.9, -0.5, 0.0, 0.5, 0.9], value=base["alpha"]),
-                    beta=widgets.SelectionSlider(options=[0.0, 0.25, 0.5, 0.75, 1.0], value=base["beta"]),
-                    gamma=widgets.SelectionSlider(options=[0.0, 0.25, 0.5, 1.0, 2.0], value=base["gamma"]),
-                    sigma=widgets.SelectionSlider(options=[10, 30, 100, 300, 1000], value=base["sigma"]))
+                    alpha=widgets.SelectionSlider(options=sorted({-0.9, -0.5, 0.0, 0.5, 0.9, base["alpha"]}),
+                                                  value=base["alpha"]),
+                    beta=widgets.SelectionSlider(options=sorted({0.0, 0.25, 0.5, 0.75, 1.0, base["beta"]}),
+                                                 value=base["beta"]),
+                    gamma=widgets.SelectionSlider(options=sorted({0.0, 0.25, 0.5, 1.0, 2.0, base["gamma"]}),
+                                                  value=base["gamma"]),
+                    sigma=widgets.SelectionSlider(options=sorted({10, 30, 100, 300, 1000, base["sigma"]}),
+                                                  value=base["sigma"]))
 
 # %%
 held = [k for k, v in conjectures.items() if v]
@@ -382,5 +404,5 @@ summary = (f"{len(held)}/{len(conjectures)} checks hold; width ~ sigma^{slopes['
            f"Bayesian SHAP {cov['coverage_bayes'].mean():.1%}; "
            f"alpha moves the interventional residual: {not conjectures['(i) alpha leaves the interventional residual unchanged']}")
 results["seconds"] = time.perf_counter() - started
-kx.save_results(results_path, results, summary=summary)
+kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)
