@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._config import working_elements
 from ._validation import (as_real_array, check_matrix, check_positive_int, check_rng,
                           feature_names_of)
 from .explanation import Explanation
-from .kernels import RBF, Categorical, Kernel, median_heuristic
+from .kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
 from .shapley import shapley_values
 from .games import UnitAbsentGame
 
@@ -73,6 +74,20 @@ def _check_features(d, what):
             f"{what} attribution needs at least 2 features to share the statistic among; got d = 1 "
             "(the single feature's Shapley value is the whole statistic)"
         )
+
+
+def _budget(max_elements, share=1):
+    """``max_elements`` if given (checked), else the share of ``kx.config_context(max_memory=...)``."""
+    if max_elements is None:
+        return working_elements(share)
+    return check_positive_int(max_elements, "max_elements")
+
+
+def _gram_rows(kernel, A, B, max_elements):
+    """kernel.gram(A, B), with the kernel's own work arrays held to ``max_elements`` where it can."""
+    if isinstance(kernel, (ProductKernel, Matern)):
+        return kernel.gram(A, B, max_elements=max_elements)
+    return kernel.gram(A, B)
 
 
 def _pair_blocks(n_rows, n_cols_fn, d, max_elements):
@@ -187,7 +202,7 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
 
 
 def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permutations=200,
-                seed=None, max_elements=_BLOCK, progress=False, **options):
+                seed=None, max_elements=None, progress=False, **options):
     """Shapley values of the MMD between two samples over their features (PKeX Prop. 6).
 
     Parameters
@@ -211,6 +226,9 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
         Permutations for the p-value of MMD^2 (0 skips the test).
     seed : int or Generator, optional
         Randomness of the permutation test (and of sampling estimators).
+    max_elements : int, optional
+        float64 numbers one block of pair terms or Gram rows may hold; default
+        a quarter of ``kx.config_context(max_memory=...)`` (256 MiB by default).
 
     Returns
     -------
@@ -219,6 +237,7 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
         ``meta`` holds ``statistic``, ``p_value``, ``n_permutations``,
         ``kernel``, ``unbiased``, ``n`` and ``m``.
     """
+    max_elements = _budget(max_elements, share=4)
     names = feature_names_of(X) or feature_names_of(Z)
     if feature_names_of(X) and feature_names_of(Z) and feature_names_of(X) != feature_names_of(Z):
         raise ValueError(
@@ -377,12 +396,28 @@ class HSICGame(UnitAbsentGame):
             yield slice(0, 1), W[keep][None], a, np.broadcast_to(1.0, a.shape)
 
 
-def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=None):
+def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=None,
+                          max_elements=None):
     """HSIC = tr(K H L H) / (n-1)^2 and its permutation-test p-value (Gretton et al. 2007).
 
     The rows of Y are shuffled against X ``n_permutations`` times;
-    p = (1 + #{HSIC_perm >= HSIC}) / (1 + B). Holds the two n x n Gram
-    matrices.
+    p = (1 + #{HSIC_perm >= HSIC}) / (1 + B). Neither n x n Gram matrix is
+    held whole: with kbar the row means of K, tr(K H L H) is the sum of
+    (K_ij - kbar_i - kbar_j + mean(kbar)) L_ij, accumulated over row blocks of
+    K and L (the permuted L's rows are those of Y[p]). Memory is
+    O(max_elements + n B); time O(n^2 (B + 2)) kernel evaluations.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    Y : ndarray (n, d_y)
+    kernel_x, kernel_y : Kernel
+        ``kernel_x`` must be symmetric (every kernel in kernelxai is).
+    n_permutations : int, default 200
+    seed : int or Generator, optional
+    max_elements : int, optional
+        float64 numbers one block of Gram rows may hold; default a quarter of
+        ``kx.config_context(max_memory=...)`` (four such blocks are alive at once).
 
     Returns
     -------
@@ -391,23 +426,34 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
     """
     rng = check_rng(seed)
     n = len(X)
-    K = kernel_x.gram(X, X)
-    K = K - K.mean(axis=0, keepdims=True)
-    K -= K.mean(axis=1, keepdims=True)            # H K H
-    L = kernel_y.gram(Y, Y)
-    scale = 1.0 / (n - 1) ** 2
-    observed = float(np.einsum("ij,ij->", K, L) * scale)
-    if n_permutations == 0:
+    B = int(n_permutations)
+    perms = [rng.permutation(n) for _ in range(B)]
+    budget = _budget(max_elements, share=4)
+    step = max(1, budget // n)
+    blocks = [(r0, min(n, r0 + step)) for r0 in range(0, n, step)]
+    kbar = np.empty(n)                              # row (= column) means of K
+    for r0, r1 in blocks:
+        kbar[r0:r1] = _gram_rows(kernel_x, X[r0:r1], X, budget).mean(axis=1)
+    kgrand = float(kbar.mean())
+    sums = np.zeros(B + 1)
+    for r0, r1 in blocks:
+        Kc = _gram_rows(kernel_x, X[r0:r1], X, budget)   # rows r0:r1 of H K H
+        Kc -= kbar[r0:r1, None]
+        Kc -= kbar[None, :]
+        Kc += kgrand
+        sums[0] += np.einsum("ij,ij->", Kc, _gram_rows(kernel_y, Y[r0:r1], Y, budget))
+        for b, p in enumerate(perms, start=1):      # L permuted: k(Y[p_i], Y[p_j])
+            Yp = Y[p]
+            sums[b] += np.einsum("ij,ij->", Kc, _gram_rows(kernel_y, Yp[r0:r1], Yp, budget))
+    stats = sums / (n - 1) ** 2
+    observed = float(stats[0])
+    if B == 0:
         return observed, float("nan")
-    count = 0
-    for _ in range(int(n_permutations)):
-        p = rng.permutation(n)
-        count += np.einsum("ij,ij->", K, L[np.ix_(p, p)]) * scale >= observed
-    return observed, float((1 + count) / (1 + n_permutations))
+    return observed, float((1 + np.sum(stats[1:] >= observed)) / (1 + B))
 
 
 def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method="product",
-                 n_permutations=200, seed=None, max_elements=_BLOCK, progress=False, **options):
+                 n_permutations=200, seed=None, max_elements=None, progress=False, **options):
     """Shapley values of HSIC(X, Y) over the features of X (PKeX Prop. 8; App. G for Y).
 
     Parameters
@@ -432,8 +478,13 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
     method : str
         Estimator of :func:`kernelxai.shapley_values` (default exact quadrature).
     n_permutations : int, default 200
-        Permutations for the p-value (0 skips the test).
+        Permutations for the p-value (0 skips the test). Each costs n^2
+        kernel evaluations; memory stays bounded by ``max_elements``.
     seed : int or Generator, optional
+    max_elements : int, optional
+        float64 numbers one block of pair terms or Gram rows may hold; default
+        a quarter of ``kx.config_context(max_memory=...)`` (256 MiB by default).
+        Nothing of size n x n is ever formed, so any n fits in memory.
 
     Returns
     -------
@@ -442,6 +493,7 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
         ``statistic``, ``p_value``, ``n_permutations``, ``kernel_x``,
         ``kernel_y``, ``rows`` (which game each row is).
     """
+    max_elements = _budget(max_elements, share=4)
     x_names = feature_names_of(X)
     X = check_matrix(X, "X", min_rows=3)
     n, d = X.shape
@@ -483,7 +535,8 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
         rows.append((side, e.values[0]))
         row_names.append(side)
     statistic, p_value = hsic_permutation_test(X, Ym, kernel_x, kernel_y,
-                                               n_permutations=n_permutations, seed=rng)
+                                               n_permutations=n_permutations, seed=rng,
+                                               max_elements=max_elements)
     if len(sides) == 1:
         values = rows[0][1][None, :]
         names = x_names if sides == ["x"] else y_names

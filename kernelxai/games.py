@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import comb, gammaln
 
 from ._config import working_elements
-from ._validation import check_positive_int, check_rng
+from ._validation import as_real_array, check_positive_int, check_rng
 
 __all__ = [
     "Game",
@@ -331,7 +331,7 @@ class TabularGame(Game):
         if isinstance(values, Mapping):
             table, d = self._table_from_mapping(values, player_names)
         else:
-            table = np.asarray(values, dtype=float)
+            table = as_real_array(values, "values")
             if table.ndim not in (1, 2):
                 raise ValueError(
                     "values must be a mapping of coalitions to worths or an array of "
@@ -366,7 +366,7 @@ class TabularGame(Game):
         if len(set(keys)) != len(keys):
             raise ValueError("a coalition is listed twice in values")
         for key, worth in zip(keys, values.values()):
-            if not np.all(np.isfinite(np.asarray(worth, dtype=float))):
+            if not np.all(np.isfinite(as_real_array(worth, f"the worth of coalition {key}"))):
                 raise ValueError(
                     f"the worth of coalition {key} is {worth!r}; worths must be finite (no NaN or inf)"
                 )

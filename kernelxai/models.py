@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._threads import single_threaded_blas
 
 from ._linalg import cholesky_jitter
-from ._validation import check_matrix, feature_names_of
+from ._validation import as_real_array, check_matrix, feature_names_of
 from ._config import working_elements
 from .kernels import RBF, Kernel, Laplace, Matern, median_heuristic
 
@@ -63,7 +63,7 @@ class KernelExpansion:
             )
         names = feature_names or feature_names_of(X_train)
         self.X_train = check_matrix(X_train, "X_train", n_features=kernel.n_features)
-        alpha = np.asarray(alpha, dtype=float).ravel()
+        alpha = as_real_array(alpha, "alpha").ravel()
         if alpha.shape != (self.X_train.shape[0],):
             raise ValueError(
                 f"alpha must have one coefficient per training point ({self.X_train.shape[0]}); "

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._config import working_elements
-from ._validation import check_matrix, feature_names_of
+from ._validation import as_real_array, check_matrix, feature_names_of
 from .games import Game
 from .shapley import shapley_values
 
@@ -48,7 +48,7 @@ class R2Game(Game):
     def __init__(self, X, y, feature_names=None):
         names = feature_names or feature_names_of(X)
         X = check_matrix(X, "X", min_rows=2)
-        y = np.asarray(y, dtype=float)
+        y = as_real_array(y, "y")
         if y.ndim == 2 and y.shape[1] == 1:
             y = y[:, 0]
         if y.ndim != 1 or len(y) != X.shape[0]:

@@ -49,7 +49,7 @@ from scipy.special import expit, log_expit
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import check_choice, check_positive_int
+from ._validation import as_real_array, check_choice, check_positive_int
 from .functionals import resolve_features, shapley_representers
 from .models import (KernelExpansion, KernelLogisticRegression, KernelRidge, _names,
                      _validate_data)
@@ -233,7 +233,7 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
         names = _names(base, X_arr.shape[1])
         value, eta, feats = self._check_params(names, max(checked))
         KernelRidge.fit(base, X, y)                       # kernel_, lam_ (CV), validation
-        X, y = base.X_fit_, np.asarray(y_arr, dtype=float)
+        X, y = base.X_fit_, as_real_array(y_arr, "y")
         n = len(X)
         reps = self._representers(X, base.kernel_, names, value, eta, feats) if feats else None
         K = base.kernel_.gram(X)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 from scipy.special import logsumexp
 
 from .._validation import check_level, check_positive_int
@@ -68,6 +67,8 @@ class BayesPosterior:
 
     def interval(self, level=0.95):
         """Equal-tailed credible interval of each coefficient at ``level``: (lower, upper), (p, n)."""
+        from scipy import stats  # deferred: scipy.stats takes ~0.5 s to import
+
         level = check_level(level)
         half = stats.t.ppf(0.5 + level / 2, self.dof) * self.scale
         return self.mean - half, self.mean + half

@@ -28,7 +28,6 @@ m*eta scaling (a reference implementation silently drops the m; this one does no
 
 from __future__ import annotations
 
-import contextlib
 import numbers
 
 import numpy as np
