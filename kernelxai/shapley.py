@@ -129,10 +129,12 @@ def shapley_values(game, method="exact", *, seed=None, **options) -> Explanation
             config["progress"] == "auto" and seconds > config["progress_after"])
     resolved["progress"] = bool(progress)
     if progress:
+        import sys
+
         from tqdm.auto import tqdm
 
         tqdm.write(f"kernelxai: method={est.name!r}, estimated {format_seconds(seconds)} "
-                   f"({cost.detail})")
+                   f"({cost.detail})", file=sys.stderr)
     with config_context(progress=bool(progress)):
         result = est.run(game, rng, resolved)
     return _explanation(game, est, result, why, seconds)
