@@ -24,7 +24,8 @@ import kernelxai as kx
 from kernelxai.reporting import timed
 from kernelxai.datasets import rkhs_shap
 from kernelxai.functionals import shapley_representers
-from kernelxai.models import KernelExpansion, KernelRidge, ShapleyRegularisedKernelRidge
+from kernelxai.models import KernelExpansion, KernelRidge
+from kernelxai.regularised import ShapleyRegularisedKernelRidge
 
 
 

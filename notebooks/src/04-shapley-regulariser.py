@@ -54,8 +54,8 @@ import pandas as pd
 from kernelxai import functionals as F
 from kernelxai.datasets import rkhs_shap
 from kernelxai.kernels import RBF
-from kernelxai.models import (KernelExpansion, KernelRidge, ShapleyRegularisedKernelLogisticRegression,
-                              ShapleyRegularisedKernelRidge)
+from kernelxai.models import KernelExpansion, KernelRidge
+from kernelxai.regularised import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge
 
 params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)

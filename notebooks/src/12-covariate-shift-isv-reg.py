@@ -68,7 +68,7 @@ import pandas as pd
 from IPython.display import display
 
 from kernelxai.datasets import rkhs_shap
-from kernelxai.models import ShapleyRegularisedKernelRidge
+from kernelxai.regularised import ShapleyRegularisedKernelRidge
 
 lam_all = sorted(set(lam_paper) | set(lam_wide))
 names = ["x1", "x2", "x3", "x4", "x5"]

@@ -56,7 +56,7 @@ from IPython.display import display
 
 from kernelxai import functionals as F
 from kernelxai.datasets import rkhs_shap
-from kernelxai.models import ShapleyRegularisedKernelRidge
+from kernelxai.regularised import ShapleyRegularisedKernelRidge
 
 names = ["x1", "x2", "x3", "x4", "x5"]
 rng = np.random.default_rng(seed)
