@@ -24,10 +24,12 @@ statistic's permutation-test p-value.
 from __future__ import annotations
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from ._config import working_elements
 from ._validation import (as_real_array, check_matrix, check_positive_int, check_rng,
                           feature_names_of)
+from .estimators.registry import check_cost
 from .explanation import Explanation
 from .kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
 from .shapley import shapley_values
@@ -135,6 +137,10 @@ class MMDGame(UnitAbsentGame):
         else:
             self.W = np.array([[1 / n**2, -1 / (n * m)], [-1 / (n * m), 1 / m**2]])
 
+    def n_terms(self):
+        N = len(self.U)
+        return N * (N - 1) // 2 + (0 if self.unbiased else N)
+
     def iter_terms(self, max_elements=_BLOCK):
         U, N, d = self.U, len(self.U), self.n_players
         for r0, r1 in _pair_blocks(N, N - 0, d, max_elements):
@@ -150,6 +156,18 @@ def _mmd_from_sums(s_xx, s_zz, s_xz, diag_x, diag_z, n, m, unbiased):
     if unbiased:
         return (s_xx - diag_x) / (n * (n - 1)) + (s_zz - diag_z) / (m * (m - 1)) - 2 * s_xz / (n * m)
     return s_xx / n**2 + s_zz / m**2 - 2 * s_xz / (n * m)
+
+
+def _check_mmd_test(N, d, B):
+    return check_cost(float(N) * N * (3 * d + 2 * (B + 1)),
+                      f"the MMD permutation test (n + m = {N}, {B} permutations)",
+                      ["fewer permutations (n_permutations=...)", "subsamples of both samples"])
+
+
+def _check_hsic_test(n, dx, dy, B):
+    return check_cost(3.0 * n * n * (B + 2) * (dx + dy + 2),
+                      f"the HSIC permutation test (n = {n}, {B} permutations)",
+                      ["fewer permutations (n_permutations=...)", "a subsample of the rows"])
 
 
 def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, seed=None,
@@ -172,6 +190,7 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     U = np.vstack([X, Z])
     N, n, m = len(U), len(X), len(Z)
     B = int(n_permutations)
+    show = _check_mmd_test(N, U.shape[1], B)
     S = np.zeros((N, B + 1))
     S[:n, 0] = 1.0
     for b in range(1, B + 1):
@@ -181,7 +200,8 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     diag = np.empty(N)
     d = U.shape[1]
     step = max(1, int(max_elements) // max(1, N * d))   # a block of the per-feature Gram tensor
-    for r0 in range(0, N, step):
+    for r0 in tqdm(range(0, N, step), desc="MMD permutation test", unit="block", disable=not show,
+                   leave=False):
         r1 = min(N, r0 + step)
         Kb = kernel.gram(U[r0:r1], U, max_elements=max_elements)
         KS[r0:r1] = Kb @ S
@@ -261,6 +281,7 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
     kernel = _check_product_kernel(kernel, "kernel", d)
     n_permutations = check_positive_int(n_permutations, "n_permutations", minimum=0)
     rng = check_rng(seed)
+    _check_mmd_test(len(X) + len(Z), d, n_permutations)   # refuse before any work
     game = MMDGame(X, Z, kernel, unbiased=unbiased, player_names=names,
                    meta={"value_function": "MMD functional baseline (PKeX Def. 5)"})
     expl = _estimate(game, method, rng, max_elements, progress, options)
@@ -383,6 +404,10 @@ class HSICGame(UnitAbsentGame):
             self.row_means[r0:r0 + step] = kernel_b.gram(B[r0:r0 + step], B).mean(axis=1)
         self.grand_mean = float(self.row_means.mean())
 
+    def n_terms(self):
+        n = len(self.A)
+        return n * (n + 1) // 2
+
     def iter_terms(self, max_elements=_BLOCK):
         A, n, d = self.A, len(self.A), self.n_players
         scale = 1.0 / (n - 1) ** 2
@@ -427,6 +452,7 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
     rng = check_rng(seed)
     n = len(X)
     B = int(n_permutations)
+    show = _check_hsic_test(n, X.shape[1], Y.shape[1], B)
     perms = [rng.permutation(n) for _ in range(B)]
     budget = _budget(max_elements, share=4)
     step = max(1, budget // n)
@@ -436,7 +462,8 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
         kbar[r0:r1] = _gram_rows(kernel_x, X[r0:r1], X, budget).mean(axis=1)
     kgrand = float(kbar.mean())
     sums = np.zeros(B + 1)
-    for r0, r1 in blocks:
+    for r0, r1 in tqdm(blocks, desc="HSIC permutation test", unit="block", disable=not show,
+                       leave=False):
         Kc = _gram_rows(kernel_x, X[r0:r1], X, budget)   # rows r0:r1 of H K H
         Kc -= kbar[r0:r1, None]
         Kc -= kbar[None, :]
@@ -519,6 +546,7 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
         kernel_y = _check_product_kernel(kernel_y, "kernel_y", Ym.shape[1])
     n_permutations = check_positive_int(n_permutations, "n_permutations", minimum=0)
     rng = check_rng(seed)
+    _check_hsic_test(len(X), X.shape[1], Ym.shape[1], n_permutations)   # refuse before any work
     rows, row_names = [], []
     meta = {}
     for side in sides:

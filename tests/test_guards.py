@@ -255,3 +255,19 @@ def test_no_hasattr_probing_of_game_abilities():
         text = path.read_text()
         for probe in ("coefficient_matrices", "unit_game", "iter_terms", "auto_method"):
             assert f'hasattr(game, "{probe}")' not in text and f"hasattr(vf, \"{probe}\")" not in text, path
+
+
+def test_hsic_at_n20000_is_refused_up_front_or_bounded():
+    """Found: HSIC at n = 20 000 failed with a MemoryError about an internal block.
+
+    The permutation test now runs in row blocks (tests/test_faults.py); at this
+    size its 200 default permutations would take about an hour, so the call
+    refuses before any work and names the knobs.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 10))
+    y = X[:, 0] + rng.normal(size=20_000)
+    start = time.perf_counter()
+    with pytest.raises(CostLimitError, match="HSIC permutation test.*n_permutations"):
+        kx.explain_hsic(X, y)
+    assert time.perf_counter() - start < 10

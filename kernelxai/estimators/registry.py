@@ -33,7 +33,7 @@ from ..games import Game
 
 __all__ = ["Option", "Cost", "EstimatorResult", "Estimator", "register", "get_estimator",
            "available_methods", "estimators", "InvalidOptionError", "CostLimitError",
-           "NotApplicableError", "COMMON_OPTIONS"]
+           "NotApplicableError", "COMMON_OPTIONS", "check_cost", "format_seconds"]
 
 
 class InvalidOptionError(TypeError, ValueError):
@@ -179,6 +179,27 @@ class EstimatorResult:
     covariance: np.ndarray | None = None
     budget: int | None = None
     meta: dict = field(default_factory=dict)
+
+
+def check_cost(flops, what, advice=()):
+    """The cost guard for work that is not an estimator (permutation tests, ...).
+
+    Raises :class:`CostLimitError` when ``flops`` exceed ``max_cost`` seconds
+    at the configured rate; returns whether a progress bar should be shown
+    (the config's ``progress``, or "auto" and more than ``progress_after``
+    seconds).
+    """
+    config = get_config()
+    seconds = float(flops) / config["flops_per_second"]
+    if config["max_cost"] is not None and seconds > config["max_cost"]:
+        raise CostLimitError(
+            f"{what} would take about {format_seconds(seconds)} (~{flops:.1e} floating-point "
+            f"operations), more than max_cost={format_seconds(config['max_cost'])}. To make it "
+            "affordable: " + "; ".join(advice or ["a smaller problem"])
+            + ". To run it anyway: `with kx.config_context(max_cost=None): ...`")
+    if config["progress"] == "auto":
+        return seconds > config["progress_after"]
+    return config["progress"] is True
 
 
 # --------------------------------------------------------------------------- #
