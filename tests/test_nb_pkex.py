@@ -1,32 +1,11 @@
 """The PKeX-Shapley notebooks (03, 05, 20-24), run in smoke mode."""
 
-import json
-import re
-
 import numpy as np
 import pytest
 
 from nbrun import NOTEBOOKS, NotebookCellError, execute, run_notebook
 
 pytestmark = pytest.mark.notebook
-
-#: the experiment notebooks of this file whose sizes are declared with kx.reporting.default
-EXPERIMENTS = ["20-pkex-exact-vs-sampling", "21-pkex-feature-recovery", "22-pkex-runtime", "23-mmd-attribution",
-               "24-hsic-feature-selection"]
-
-
-@pytest.mark.parametrize("name", EXPERIMENTS)
-def test_parameters_are_declared_and_results_go_under_build(name):
-    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text())
-    code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
-    position = next(i for i, c in enumerate(nb["cells"]) if "parameters" in c["metadata"].get("tags", []))
-    cell = nb["cells"][position]["source"]
-    assert f'results_path = "../build/results/{name}.json"' in cell
-    assert "kx.reporting.default(" in cell
-    assert nb["cells"][position + 1]["source"].startswith("params = kx.reporting.resolve_parameters(globals())")
-    # smoke and paper choose defaults only; no cell overwrites what the caller set
-    assert not re.search(r"^\s*if (smoke|paper)\b", "\n".join(code), re.M)
-    assert "parameters=params" in code[-1]
 
 
 def test_pkex_shapley_notebook():

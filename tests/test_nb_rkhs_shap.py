@@ -1,8 +1,5 @@
 """Notebooks 02, 10, 11 and 14 (RKHS-SHAP), run in smoke mode."""
 
-import json
-import re
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,23 +7,6 @@ import pytest
 from nbrun import NOTEBOOKS, NotebookCellError, execute, run_notebook
 
 pytestmark = pytest.mark.notebook
-
-#: the experiment notebooks of this file whose sizes are declared with kx.reporting.default
-EXPERIMENTS = ["10-banana-rkhs-shap", "11-runtime-rkhs-shap", "14-real-data-rkhs-shap"]
-
-
-@pytest.mark.parametrize("name", EXPERIMENTS)
-def test_parameters_are_declared_and_results_go_under_build(name):
-    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text())
-    code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
-    position = next(i for i, c in enumerate(nb["cells"]) if "parameters" in c["metadata"].get("tags", []))
-    cell = nb["cells"][position]["source"]
-    assert f'results_path = "../build/results/{name}.json"' in cell
-    assert "kx.reporting.default(" in cell
-    assert nb["cells"][position + 1]["source"].startswith("params = kx.reporting.resolve_parameters(globals())")
-    # smoke and paper choose defaults only; no cell overwrites what the caller set
-    assert not re.search(r"^\s*if (smoke|paper)\b", "\n".join(code), re.M)
-    assert "parameters=params" in code[-1]
 
 
 def test_rkhs_shap_notebook():

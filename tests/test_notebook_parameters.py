@@ -9,7 +9,6 @@ import itertools
 import json
 import linecache
 
-import numpy as np
 import pytest
 
 import kernelxai as kx
