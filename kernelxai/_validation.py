@@ -88,6 +88,110 @@ def feature_names_of(X):
     return [str(c) for c in columns]
 
 
+def default_feature_names(d):
+    """The names kernelxai gives unnamed features: ``["x0", "x1", ...]``."""
+    return [f"x{j}" for j in range(int(d))]
+
+
+def _string_columns(X):
+    """Column names of a DataFrame whose columns are all strings, else None.
+
+    As in scikit-learn, only string column names count as feature names; a
+    DataFrame with integer (or mixed) column labels is treated like an array.
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    columns = list(columns)
+    if not columns or not all(isinstance(c, str) for c in columns):
+        return None
+    return columns
+
+
+def feature_names_in(obj):
+    """The real feature names of a model or a data set, or None when it has none.
+
+    Parameters
+    ----------
+    obj : model, DataFrame, array or None
+        * a scikit-learn estimator fitted on a DataFrame: its ``feature_names_in_``;
+        * a :class:`~kernelxai.models.KernelExpansion`: its ``feature_names``
+          when they are real (from a DataFrame or given), not the default
+          ``x0, x1, ...`` (``has_feature_names``);
+        * a DataFrame whose column labels are all strings: its columns;
+        * anything else (arrays, unnamed models): None.
+
+    Returns
+    -------
+    list of str or None
+    """
+    if obj is None:
+        return None
+    names = getattr(obj, "feature_names_in_", None)
+    if names is not None:
+        return [str(c) for c in names]
+    if getattr(obj, "has_feature_names", False):
+        return [str(c) for c in obj.feature_names]
+    return _string_columns(obj)
+
+
+def check_feature_names(X, expected, name="X", *, reference="the model was fitted with"):
+    """Refuse a DataFrame whose columns differ in names or order from ``expected``.
+
+    The check scikit-learn makes on ``predict``: a DataFrame whose columns are
+    reordered or renamed relative to fitting would otherwise be read
+    position by position -- explained in the fitted order and labelled with
+    the new names. A plain array (or a DataFrame without string column names)
+    is accepted as is, and so is anything when ``expected`` is None (the model
+    has no real feature names).
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+        The points, background or data sample being checked.
+    expected : list of str or None
+        The feature names, in order, that ``X`` must have
+        (see :func:`feature_names_in`).
+    name : str
+        The argument's name, used in error messages.
+    reference : str
+        What ``expected`` are, completing "... than {reference}".
+
+    Raises
+    ------
+    ValueError
+        If ``X``'s columns hold names ``expected`` lacks or lack some of them
+        (the message lists both), or hold the same names in another order
+        (the message shows how to reorder).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_feature_names(pd.DataFrame({"b": [1.0], "a": [2.0]}), ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: X has the features in a different order than the model was fitted with: got ['b', 'a'], expected ['a', 'b']. Reorder the columns, e.g. X[['a', 'b']]
+    """
+    if expected is None:
+        return
+    got = _string_columns(X)
+    if got is None:
+        return
+    expected = [str(c) for c in expected]
+    if got == expected:
+        return
+    if sorted(got) == sorted(expected):
+        raise ValueError(
+            f"{name} has the features in a different order than {reference}: got {got}, "
+            f"expected {expected}. Reorder the columns, e.g. {name}[{expected!r}]"
+        )
+    unseen = [c for c in got if c not in expected]
+    missing = [c for c in expected if c not in got]
+    detail = (f"unseen features: {unseen}; missing: {missing}" if unseen or missing
+              else f"got {got} (repeated names)")
+    raise ValueError(f"{name} does not have the features {reference} {expected}: {detail}")
+
+
 def check_matrix(X, name="X", *, n_features=None, min_rows=1, allow_1d=False):
     """Validate a 2-D float array (pandas accepted); return ``float64`` ndarray.
 

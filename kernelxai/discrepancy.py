@@ -27,8 +27,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ._config import working_elements
-from ._validation import (as_real_array, check_matrix, check_positive_int, check_rng,
-                          feature_names_of)
+from ._validation import (as_real_array, check_feature_names, check_matrix, check_positive_int,
+                          check_rng, feature_names_in, feature_names_of)
 from .estimators.registry import check_cost
 from .explanation import Explanation
 from .kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
@@ -253,17 +253,20 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
     Returns
     -------
     Explanation
-        One row of d values with base value 0; ``values.sum() == MMD^2``.
-        ``meta`` holds ``statistic``, ``p_value``, ``n_permutations``,
-        ``kernel``, ``unbiased``, ``n`` and ``m``.
+        One signed explanation of the statistic: values of shape (d,) with
+        base value 0 and ``values.sum() == MMD^2``, so ``kx.plots.bar(e)``
+        draws each feature's push up or pull down. ``e.statistic`` and
+        ``e.p_value`` are the statistic and its permutation p-value (shown in
+        the repr, e.g. ``MMD^2_u = 0.031, p = 0.005``); ``meta`` holds them as
+        ``statistic`` and ``p_value`` too, with ``statistic_name``,
+        ``n_permutations``, ``kernel``, ``unbiased``, ``n`` and ``m``.
     """
     max_elements = _budget(max_elements, share=4)
     names = feature_names_of(X) or feature_names_of(Z)
-    if feature_names_of(X) and feature_names_of(Z) and feature_names_of(X) != feature_names_of(Z):
-        raise ValueError(
-            f"X and Z have different columns ({feature_names_of(X)} vs {feature_names_of(Z)}); "
-            "the two samples must have the same features in the same order"
-        )
+    try:  # the same check scikit-learn makes on feature names, with Z held to X's columns
+        check_feature_names(Z, feature_names_in(X), "Z", reference="X has")
+    except ValueError as err:
+        raise ValueError(f"X and Z have different columns: {err}") from None
     X = check_matrix(X, "X", min_rows=2)
     Z = check_matrix(Z, "Z", min_rows=2)
     if X.shape[1] != Z.shape[1]:
@@ -292,8 +295,20 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
             "statistic_name": "MMD^2_u" if unbiased else "MMD^2_b", "p_value": p_value,
             "n_permutations": n_permutations, "kernel": repr(kernel), "unbiased": bool(unbiased),
             "n": len(X), "m": len(Z)}
-    # v(empty) = 0 exactly (PKeX Lemma 11); the estimator's sum of weights is 0 up to rounding
-    return Explanation(expl.values, np.zeros(1), feature_names=expl.feature_names, meta=meta)
+    # v(empty) = 0 exactly (PKeX Lemma 11); the estimator's sum of weights is 0 up to rounding.
+    # One signed explanation of the statistic: values (d,), base value 0.
+    return _statistic_explanation(expl, meta)
+
+
+def _statistic_explanation(expl, meta):
+    """The game's single row as one signed explanation of the statistic (values (d,), base 0).
+
+    Intervals and standard errors of a sampled estimator come along.
+    """
+    row = {name: (None if getattr(expl, name) is None else np.asarray(getattr(expl, name))[0])
+           for name in ("stderr", "lower", "upper")}
+    return Explanation(np.asarray(expl.values)[0], 0.0, feature_names=expl.feature_names,
+                       meta=meta, **row)
 
 
 _PRODUCT_METHODS = ("product", "quadrature", "stable", "newton")
@@ -516,9 +531,19 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
     Returns
     -------
     Explanation
-        Base value 0 and ``values.sum(-1) == HSIC`` per row; ``meta`` holds
-        ``statistic``, ``p_value``, ``n_permutations``, ``kernel_x``,
-        ``kernel_y``, ``rows`` (which game each row is).
+        With one side ("x" or "y"): one signed explanation of HSIC, values
+        of shape (d,) (or (d_y,)) with base value 0 and ``values.sum() ==
+        HSIC``, so ``kx.plots.bar(e)`` draws signs. With ``attribute="both"``:
+        two rows, one per game (``meta["rows"] == ["x", "y"]``), over X's
+        features followed by Y's, the other side's entries 0; each row sums
+        to HSIC. Plot one side with ``kx.plots.bar(e[0])`` (X) or
+        ``e[1]`` (Y): the two rows are two splits of the same statistic, not
+        two instances, so a global (mean |phi|) plot of both is not meaningful.
+        ``e.statistic`` and ``e.p_value`` are HSIC and its permutation
+        p-value (shown in the repr, e.g. ``HSIC = 0.012, p = 0.005``);
+        ``meta`` holds them as ``statistic`` and ``p_value`` too, with
+        ``n_permutations``, ``kernel_x``, ``kernel_y``, ``labels``, ``rows``
+        (which game each row is; one entry with one side) and ``n``.
     """
     max_elements = _budget(max_elements, share=4)
     x_names = feature_names_of(X)
@@ -560,21 +585,26 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
                             max_elements=max_elements)
         e = _estimate(game, method, rng, max_elements, progress, options)
         meta.update(e.meta)
-        rows.append((side, e.values[0]))
+        rows.append((side, e))
         row_names.append(side)
     statistic, p_value = hsic_permutation_test(X, Ym, kernel_x, kernel_y,
                                                n_permutations=n_permutations, seed=rng,
                                                max_elements=max_elements)
-    if len(sides) == 1:
-        values = rows[0][1][None, :]
-        names = x_names if sides == ["x"] else y_names
-    else:
-        values = np.zeros((2, d + Ym.shape[1]))
-        values[0, :d] = rows[0][1]
-        values[1, d:] = rows[1][1]
-        names = x_names + y_names
     meta.update({"statistic": statistic, "statistic_name": "HSIC", "p_value": p_value,
                  "n_permutations": n_permutations, "kernel_x": repr(kernel_x),
                  "kernel_y": repr(kernel_y), "labels": bool(labels), "rows": row_names, "n": n,
                  "value_function": "HSIC functional baseline (PKeX Def. 7 / App. G)"})
-    return Explanation(values, np.zeros(len(values)), feature_names=names, meta=meta)
+    if len(sides) == 1:   # one signed explanation of HSIC: values (d,), base value 0
+        return _statistic_explanation(rows[0][1], meta)
+    # both sides: two rows (games), X's features then Y's, the other side's entries 0
+    widths = {"x": d, "y": Ym.shape[1]}
+    cols = {"x": slice(0, d), "y": slice(d, d + Ym.shape[1])}
+    parts = {}
+    for name in ("values", "stderr", "lower", "upper"):
+        if all(getattr(e, name) is not None for _, e in rows):
+            block = np.zeros((2, d + Ym.shape[1]))
+            for r, (side, e) in enumerate(rows):
+                block[r, cols[side]] = np.asarray(getattr(e, name))[0, :widths[side]]
+            parts[name] = block
+    return Explanation(parts.pop("values"), np.zeros(2), feature_names=x_names + y_names,
+                       meta=meta, **parts)

@@ -8,10 +8,27 @@ import inspect
 from .estimators.registry import InvalidOptionError
 from .games import ProductGame
 from .models import as_expansion
+from .outputs import output_plan
 from .shapley import shapley_values
 from .values import base as _values
+from .values.agnostic import GaussianConditional, Marginal, MarginalGame
+from .values.interventional import Interventional
 
-__all__ = ["explain"]
+__all__ = ["explain", "BackgroundRequiredError"]
+
+#: Explanation.meta["route"] of the exact routes, by value function
+_EXACT_ROUTES = {"interventional": "kernel expansion (exact mean embeddings)",
+                 "observational": "kernel expansion (conditional mean embeddings)",
+                 "functional_baseline": "kernel expansion (functional baseline, product kernel)"}
+
+
+class BackgroundRequiredError(ValueError, TypeError):
+    """A model explained through model calls was given no ``background=``.
+
+    A ValueError (a needed argument is missing its value) and a TypeError (the
+    error ``kx.explain`` raised for models it could not convert before they
+    were explained through model calls).
+    """
 
 #: keywords of kx.explain itself, besides the value function's and the estimator's
 _OWN = ("seed",)
@@ -24,13 +41,23 @@ def _value_function_options(cls):
 
 
 def explain(model, X, value="interventional", background=None, method="auto", *, groups=None,
-            group_names=None, **options):
+            group_names=None, output=None, **options):
     """Shapley values of a kernel model's predictions at the rows of ``X``.
 
     Parameters
     ----------
-    model : KernelExpansion, kernelxai estimator, or fitted scikit-learn model
-        Anything :func:`kernelxai.models.as_expansion` accepts.
+    model : KernelExpansion, kernelxai estimator, fitted scikit-learn model, or callable
+        Anything :func:`kernelxai.models.as_expansion` accepts (including
+        pipelines of per-feature scalers before a kernel model) is converted
+        exactly to a kernel expansion in the original features' units. Any
+        other model -- another pipeline, any fitted scikit-learn regressor or
+        classifier, a plain callable ``f(X) -> y`` -- is explained through
+        model calls: ``value="interventional"`` becomes the model-agnostic
+        ``"marginal"`` game (the same game, by averaging model calls over
+        ``background``), and ``"marginal"`` / ``"gaussian_conditional"`` work
+        as always; these need ``background=``. Classifiers are explained
+        through ``decision_function`` when they have one, else ``predict``.
+        ``meta["route"]`` says which route was taken and why.
     X : array (n, d) or DataFrame
         Points to explain; DataFrame columns become feature names.
     value : str
@@ -38,7 +65,8 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         ``"interventional"``, ``"observational"``, ``"functional_baseline"``.
     background : array, optional
         Reference sample for value functions that use one; defaults to the
-        model's training inputs.
+        model's training inputs. Required for models explained through model
+        calls.
     method : str
         The estimator (see :func:`kernelxai.shapley_values`); ``"auto"`` takes
         the cheapest exact route the game allows (enumeration up to 12
@@ -47,6 +75,25 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     groups : list of lists of feature indices or names, optional
         Explain groups of features as single players (group Shapley).
     group_names : list of str, optional
+    output : str, optional
+        Which output of the model to explain (:mod:`kernelxai.outputs`):
+        ``"decision"`` (an SVM's decision function, a kernel expansion: exact;
+        the default for SVMs), ``"log_odds"`` (log p / (1 - p) of the positive
+        class: for ``SVC(probability=True)`` the Platt log-odds ``B - A f``,
+        affine in the decision function ``f`` and so exact; for kernelxai's
+        kernel logistic regression its latent function, exact and the
+        default), ``"latent"`` (a ``GaussianProcessClassifier``'s Laplace
+        latent mean, a kernel expansion: exact, the default), ``"probability"``
+        (``predict_proba``: non-linear, explained through model calls over
+        ``background``), ``"ovo"`` (a multi-class SVC's pairwise decision
+        functions, exact), ``"prediction"`` (regressors). Models with several
+        outputs (multi-class, multi-output regression) give values
+        ``(n, d, k)`` with ``output_names`` (class labels, ``"a vs b"`` for
+        pairs, ``"output_j"`` for targets); efficiency holds per output and
+        ``e[..., name]`` is one output's explanation. ``meta["output"]`` and
+        ``meta["output_kind"]`` name the output, ``meta["output_description"]``
+        says what the numbers are. An output the model does not have raises a
+        ValueError listing the ones it has.
     **options
         Split between the value function (its constructor's keywords, e.g.
         ``eta``) and the estimator (e.g. ``budget``, ``seed``). An unknown
@@ -55,6 +102,17 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     Returns
     -------
     Explanation
+        ``meta["route"]``: ``"kernel expansion (exact mean embeddings)"`` (or
+        the value function's other exact route), or
+        ``"model calls (marginal): <why>"``.
+
+    Raises
+    ------
+    BackgroundRequiredError
+        The model is explained through model calls and no background was given.
+    TypeError
+        ``value="observational"`` or ``"functional_baseline"`` for a model that
+        is not a kernel model (they need its kernel).
 
     Examples
     --------
@@ -62,9 +120,26 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y)      # doctest: +SKIP
     >>> e = kx.explain(krr, X[:50], value="interventional")                 # doctest: +SKIP
     >>> e = kx.explain(krr, X[:50], value="observational", eta=1e-3)        # doctest: +SKIP
+    >>> e = kx.explain(lambda Z: Z[:, 0] * Z[:, 1], X[:5], background=X)    # doctest: +SKIP
     """
-    expansion = as_expansion(model)
+    plan = output_plan(model, output)
+    if plan is not None:  # one explanation per output (kernelxai.outputs), stacked on an outputs axis
+        missing = plan.missing_background(background)
+        if missing:
+            raise BackgroundRequiredError(missing)
+        return plan.finish([explain(target, X, value, plan.background_for(target, background), method,
+                                    groups=groups, group_names=group_names, **options)
+                            for _, target in plan.targets])
+    try:
+        expansion = as_expansion(model)
+    except TypeError as err:  # not a kernel model kxai converts: explain it through model calls
+        expansion, why_not = None, _why_not_a_kernel_model(model, err)
     cls = _values.get(value)
+    if expansion is None:
+        cls, target, route, model_output = _through_model_calls(model, value, cls, background,
+                                                                why_not)
+    else:
+        target, model_output = expansion, None
     accepted = _value_function_options(cls)
     vf_options = {k: options.pop(k) for k in list(options)
                   if k in accepted and k not in ("background", "data", "groups", "group_names")}
@@ -79,11 +154,14 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         if "groups" not in accepted:
             raise ValueError(f"the {value!r} value function does not support groups")
         vf_options.update(groups=groups, group_names=group_names)
-    vf = cls(expansion, **vf_options)
+    vf = cls(target, **vf_options)
     game = vf.game(X)
+    if expansion is not None:
+        route = _exact_route(expansion, value, cls, game)
     if method in ("product", "quadrature", "stable", "newton") and not isinstance(game, ProductGame):
-        kernel = expansion.kernel
-        why = (f"the model's kernel {kernel!r} is not a product kernel" if not kernel.is_product
+        kernel = None if expansion is None else expansion.kernel
+        why = (f"the model is explained through model calls ({route})" if kernel is None
+               else f"the model's kernel {kernel!r} is not a product kernel" if not kernel.is_product
                else f"the {value!r} value function does not produce a product game")
         raise ValueError(
             f"method={method!r} computes exact Shapley values of product games only, and {why}. "
@@ -91,7 +169,7 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
             "or 'functional_baseline'). Use method='auto', 'exact' (up to ~12 features), 'kernel' "
             "(budget=...) or 'permutation' instead")
     try:
-        return shapley_values(game, method=method, **options)
+        result = shapley_values(game, method=method, **options)
     except InvalidOptionError as err:
         vf_names = [k for k in accepted if k not in ("background", "data", "groups", "group_names")]
         unknown = [k for k in options if k not in _OWN and str(k) in str(err)]
@@ -103,3 +181,91 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         raise InvalidOptionError(
             f"{err} The {value!r} value function accepts: {', '.join(vf_names) or 'no options'}."
             + (" " + " ".join(hints) if hints else "")) from None
+    result.meta["route"] = route
+    folded = _folded_steps(model) if expansion is not None else None
+    if folded:
+        result.meta["preprocessing"] = (f"{', '.join(folded)} folded into the kernel (per-feature "
+                                        "affine): values in the original features' units")
+    if model_output is not None:
+        result.meta["model_output"] = model_output
+    return result
+
+
+def _why_not_a_kernel_model(model, err):
+    """Why ``model`` is not converted to a kernel expansion: the conversion's reason, shortened."""
+    module = type(model).__module__ or ""
+    if not module.startswith(("sklearn.", "kernelxai.")) and callable(model) \
+            and not hasattr(model, "predict"):
+        return "a plain callable is not a kernel model kernelxai can convert"
+    reason = str(err).split("; supported models")[0].split("; folded exactly")[0]
+    if reason.startswith("cannot explain a "):
+        return f"a {type(model).__name__} is not a kernel model kernelxai converts exactly"
+    return reason
+
+
+def _folded_steps(model):
+    """Names of the preprocessing steps of a pipeline converted exactly, else None."""
+    steps = getattr(model, "steps", None)
+    if not isinstance(steps, list) or len(steps) < 2:
+        return None
+    return [str(name) for name, _ in steps[:-1]]
+
+
+def _exact_route(expansion, value, cls, game):
+    """meta["route"] of a model converted to a kernel expansion."""
+    if issubclass(cls, (Marginal, GaussianConditional)):
+        return f"model calls ({value}): value={value!r} averages calls of the kernel expansion"
+    if issubclass(cls, Interventional) and isinstance(game, MarginalGame):
+        return (f"model calls (marginal): the kernel {expansion.kernel!r} is not a product kernel, "
+                "so its interventional game has no mean-embedding factorisation")
+    return _EXACT_ROUTES.get(value, f"kernel expansion ({value})")
+
+
+class _DecisionFunction:
+    """A classifier seen through its decision function, for the model-call value functions."""
+
+    def __init__(self, model):
+        self.model = model
+        for attr in ("feature_names_in_", "n_features_in_"):
+            if hasattr(model, attr):
+                setattr(self, attr, getattr(model, attr))
+
+    def predict(self, X):
+        return self.model.decision_function(X)
+
+
+def _through_model_calls(model, value, cls, background, why_not):
+    """(value-function class, model to call, route, model output) for a non-kernel model.
+
+    Classifiers (with ``output=None``, see :mod:`kernelxai.outputs` for the others) are called
+    through ``decision_function`` when they have one: their ``predict`` gives labels.
+    """
+    if not callable(model) and not callable(getattr(model, "predict", None)):
+        raise TypeError(f"cannot explain a {type(model).__name__}: it is neither a kernel model "
+                        "kernelxai converts nor a fitted model with .predict or a function "
+                        "f(X) -> y of a 2-D array")
+    if issubclass(cls, Interventional):  # the same game, by averaging model calls
+        cls, value = Marginal, "marginal"
+    if not issubclass(cls, (Marginal, GaussianConditional)):
+        raise TypeError(
+            f"value={value!r} needs a kernel model (it works with the model's kernel), and this "
+            f"{type(model).__name__} is not one: {why_not}. Explain it through model calls "
+            "instead: "
+            "kx.explain(model, X, value='marginal', background=X_train) (the interventional game) "
+            "or value='gaussian_conditional'")
+    if background is None:
+        what = type(model).__name__ if hasattr(model, "predict") else "callable"
+        raise BackgroundRequiredError(
+            f"this {what} is explained through model calls ({why_not}), which "
+            "average the model over a background sample: pass background=..., e.g. "
+            "kx.explain(model, X, background=X_train) (a few hundred rows suffice)")
+    from sklearn.base import is_classifier
+
+    try:
+        classifier = is_classifier(model)
+    except AttributeError:  # not a scikit-learn estimator
+        classifier = False
+    target, model_output = model, None
+    if classifier and callable(getattr(model, "decision_function", None)):
+        target, model_output = _DecisionFunction(model), "decision_function"
+    return cls, target, f"model calls ({value}): {why_not}", model_output

@@ -335,6 +335,23 @@ class Explanation:
     def has_intervals(self):
         return self.lower is not None and self.upper is not None
 
+    @property
+    def statistic(self):
+        """The explained statistic (e.g. MMD^2 or HSIC) when the values split one; else None.
+
+        Read from ``meta["statistic"]`` (set by :func:`kernelxai.explain_mmd`,
+        :func:`kernelxai.explain_hsic`, ...); its name is ``meta["statistic_name"]``.
+        """
+        return self.meta.get("statistic")
+
+    @property
+    def p_value(self):
+        """The statistic's permutation-test p-value (``meta["p_value"]``); None when absent.
+
+        NaN when the test was skipped (``n_permutations=0``).
+        """
+        return self.meta.get("p_value")
+
     # --------------------------------------------------------------- indexing
     def __getitem__(self, key):
         keys = self._expand(key)
@@ -554,6 +571,72 @@ class Explanation:
         converted.kernelxai_meta = dict(self.meta)
         return converted
 
+    def _statistic_text(self):
+        """``"MMD^2_u = 0.031, p = 0.005"``: the statistic and its p-value, for the repr."""
+        name = self.meta.get("statistic_name", "statistic")
+        text = f"{name} = {float(self.statistic):.3g}"
+        p = self.p_value
+        if p is None or not np.isfinite(p):
+            return f"{text}, p not computed"
+        return f"{text}, p = {float(p):.3g}"
+
+    @classmethod
+    def from_shap(cls, explanation):
+        """Convert a ``shap.Explanation`` (or anything with its attributes) to an Explanation.
+
+        Reads ``values``, ``base_values``, ``data``, ``feature_names``,
+        ``output_names``, ``lower_bounds``/``upper_bounds`` (as ``lower``/``upper``)
+        and ``error_std`` (as ``stderr``); ``kernelxai_meta`` (left by
+        :meth:`to_shap`) becomes :attr:`meta`. shap itself is not imported.
+
+        2-D values are (instances, features) unless they are one instance of
+        a multi-output explanation, (features, outputs): recognised by
+        ``output_names`` of the trailing length, or by ``feature_names`` whose
+        length matches the leading axis only.
+
+        Raises
+        ------
+        TypeError
+            When ``explanation`` has no ``values`` and ``base_values``.
+        """
+        if not (hasattr(explanation, "values") and hasattr(explanation, "base_values")):
+            raise TypeError(
+                "expected a shap.Explanation (with .values and .base_values) or a kernelxai "
+                f"Explanation; got {type(explanation).__name__}"
+            )
+
+        def attr(name):
+            value = getattr(explanation, name, None)
+            return None if value is None else np.asarray(value)
+
+        values = np.asarray(explanation.values, dtype=float)
+        base = attr("base_values")
+        names = attr("feature_names")
+        if names is not None and names.ndim > 1:     # shap keeps one list per row when sliced
+            names = names[0]
+        outputs = attr("output_names")
+        output_names = None
+        if values.ndim == 3 or (values.ndim == 2 and outputs is not None and outputs.ndim == 1
+                                and len(outputs) == values.shape[1]):
+            output_names = None if outputs is None else [str(o) for o in outputs]
+        if values.ndim == 2 and output_names is None and names is not None and \
+                len(names) == values.shape[0] != values.shape[1]:
+            output_names = [f"output_{j}" for j in range(values.shape[1])]
+        if values.ndim == 3 and output_names is None:
+            output_names = [f"output_{j}" for j in range(values.shape[2])]
+        if base is None:
+            base = 0.0
+        elif base.ndim and base.size == 1 and values.ndim == 1:
+            base = base.reshape(())
+        meta = dict(getattr(explanation, "kernelxai_meta", None) or {})
+        meta.setdefault("source", "shap.Explanation")
+        if output_names is None and outputs is not None and outputs.ndim == 0:
+            meta.setdefault("output", str(outputs))     # one output picked in shap: e[:, :, "a"]
+        return cls(values, base, data=attr("data"),
+                   feature_names=None if names is None else list(names),
+                   stderr=attr("error_std"), lower=attr("lower_bounds"),
+                   upper=attr("upper_bounds"), meta=meta, output_names=output_names)
+
     def __repr__(self):
         method = self.meta.get("method", "?")
         vf = self.meta.get("value_function")
@@ -567,6 +650,8 @@ class Explanation:
             parts.append(f"outputs={shown}")
         elif "output" in self.meta:
             parts.append(f"output={self.meta['output']!r}")
+        if self.statistic is not None:
+            parts.append(self._statistic_text())
         if self.has_intervals:
             parts.append("with intervals")
         for name in ("interactions", "covariance", "joint_covariance"):

@@ -14,6 +14,8 @@ Besides the base class this module holds
 * :class:`FunctionGame` -- worths from a Python callable,
 * :class:`ProductGame` -- weighted sums of multiplicative games, the structure
   behind product kernels that the polynomial-time estimators exploit,
+* :class:`SumOfProductGames` -- weighted sums of product games (sums of product
+  kernels), again a product game,
 * :class:`GroupedGame` -- groups of players acting as single players,
 * coalition utilities: enumeration, Shapley weights, Shapley-kernel weights and
   paired sampling from the Shapley kernel.
@@ -34,6 +36,7 @@ __all__ = [
     "TabularGame",
     "FunctionGame",
     "ProductGame",
+    "SumOfProductGames",
     "GroupedGame",
     "all_coalitions",
     "coalitions_to_bitmasks",
@@ -523,6 +526,77 @@ class ProductGame(Game):
     def grouped(self, groups, names=None):
         """Groups as players; still a :class:`ProductGame` (factors multiply within a group)."""
         return _GroupedProductGame(self, groups, names)
+
+
+class SumOfProductGames(ProductGame):
+    """The weighted sum v(S) = sum_g w_g v_g(S) of product games -- again a product game.
+
+    Its multiplicative terms are those of every component, each component's
+    weights scaled by its w_g, so the polynomial-time routes
+    (``method="product"``) apply unchanged; worths (``method="exact"`` and the
+    sampling estimators) are the weighted sums of the components' worths, by
+    each component's own fast route (mean embeddings, exp(Z log a), ...). A
+    kernel expansion with a :class:`~kernelxai.kernels.SumKernel`
+    sum_r c_r k_r is the sum of the expansions with the product kernels k_r,
+    and its interventional and functional-baseline games are these sums.
+
+    Parameters
+    ----------
+    games : sequence of ProductGame
+        At least one; all with the same players and number of instances.
+    weights : sequence of float, optional
+        w_g (default all 1).
+    player_names, data, meta : optional
+        Default: those of the first game.
+    """
+
+    def __init__(self, games, weights=None, *, player_names=None, data=None, meta=None):
+        games = list(games)
+        if not games:
+            raise ValueError("SumOfProductGames needs at least one game; got none")
+        bad = [type(g).__name__ for g in games if not isinstance(g, ProductGame)]
+        if bad:
+            raise TypeError(f"SumOfProductGames adds product games (ProductGame); got {bad}")
+        shapes = {(g.n_players, g.n_instances) for g in games}
+        if len(shapes) > 1:
+            raise ValueError(f"the games must have the same (players, instances); got {sorted(shapes, key=str)}")
+        w = np.ones(len(games)) if weights is None else as_real_array(weights, "weights").ravel()
+        if w.shape != (len(games),) or not np.all(np.isfinite(w)):
+            raise ValueError(f"weights must be {len(games)} finite numbers (one per game); got {weights!r}")
+        first = games[0]
+        super().__init__(n_players=first.n_players, n_instances=first.n_instances,
+                         player_names=player_names or first.player_names,
+                         data=first.data if data is None else data,
+                         meta=first.meta if meta is None else meta)
+        self.games, self.weights = games, w
+
+    def n_terms(self):
+        counts = [g.n_terms() for g in self.games]
+        return None if any(c is None for c in counts) else int(sum(counts))
+
+    def evaluation_flops(self, n_coalitions):
+        return float(sum(g.evaluation_flops(n_coalitions) for g in self.games))
+
+    def cost_advice(self):
+        return self.games[0].cost_advice()
+
+    def iter_terms(self, max_elements=None):
+        for game, weight in zip(self.games, self.weights):
+            for rows, w, a, c in game.iter_terms(max_elements):
+                yield rows, np.asarray(w, dtype=float) * weight, a, c
+
+    def _evaluate(self, coalitions):
+        out = None
+        for game, weight in zip(self.games, self.weights):
+            v = weight * np.asarray(game(coalitions), dtype=float)
+            out = v if out is None else out + v
+        return out
+
+    def grouped(self, groups, names=None):
+        """Groups as players: the sum of the grouped components (each keeps its fast worths)."""
+        parts = [g.grouped(groups, names) for g in self.games]
+        return SumOfProductGames(parts, self.weights, player_names=parts[0].player_names,
+                                 meta=self.meta)
 
 
 class _GroupedProductGame(ProductGame):

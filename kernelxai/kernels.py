@@ -16,9 +16,21 @@ Families (each a :class:`ProductKernel`):
 Non-product kernels (:class:`Kernel` with ``is_product = False``):
 
 * :class:`Matern` -- the Matern kernel of the Euclidean (or ARD-scaled)
-  distance, nu in {0.5, 1.5, 2.5}; restricted to a subset S of the features it
-  is the Matern kernel of the same form on the coordinates in S (RKHS-SHAP
+  distance, any nu > 0 (closed forms for 0.5, 1.5, 2.5; nu = inf is the RBF
+  kernel of the distance); restricted to a subset S of the features it is the
+  Matern kernel of the same form on the coordinates in S (RKHS-SHAP
   supplement App. C).
+* :class:`SumKernel` -- a non-negative combination sum_r c_r k_r of product
+  kernels (and of the constant kernel). Not a product kernel, but a kernel
+  expansion with a sum kernel is a sum of expansions with product kernels, so
+  its interventional and functional-baseline games are sums of product games
+  (:class:`kernelxai.games.SumOfProductGames`) and stay exact on the product
+  routes.
+* :class:`Linear` -- x . x' (a linear model).
+
+Products of product kernels are product kernels (:class:`ProductOf`; the
+per-feature factors multiply), and :class:`Constant` is the product kernel
+whose factors are all 1.
 
 Lengthscales are a scalar (shared) or one per feature. Gram tensors are built in
 blocks of rows (:meth:`ProductKernel.iter_feature_grams`) so that n x n x d is
@@ -44,6 +56,10 @@ __all__ = [
     "Categorical",
     "Product",
     "Matern",
+    "Constant",
+    "ProductOf",
+    "SumKernel",
+    "Linear",
     "CoalitionGrams",
     "median_heuristic",
 ]
@@ -356,15 +372,18 @@ class Matern(Kernel):
     with kappa_{1/2}(r) = exp(-r), kappa_{3/2}(r) = (1 + sqrt(3) r) exp(-sqrt(3) r) and
     kappa_{5/2}(r) = (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r) (RKHS-SHAP
     supplement eq. (9) for half-integer nu; the same parametrisation as
-    scikit-learn's ``Matern``).
+    scikit-learn's ``Matern``). Any other nu > 0 uses the general form
+    kappa_nu(r) = 2^(1-nu) / Gamma(nu) (sqrt(2 nu) r)^nu K_nu(sqrt(2 nu) r)
+    (K_nu the modified Bessel function of the second kind, kappa_nu(0) = 1),
+    and nu = inf its limit exp(-r^2 / 2), the RBF kernel of the distance.
 
     Parameters
     ----------
     lengthscale : float or array (d,)
         One lengthscale, or one per feature (ARD: each coordinate is divided by
         its own lengthscale before the distance is taken).
-    nu : {0.5, 1.5, 2.5}
-        Smoothness.
+    nu : float > 0 or inf
+        Smoothness; 0.5, 1.5 and 2.5 use their closed forms.
 
     Notes
     -----
@@ -379,11 +398,12 @@ class Matern(Kernel):
 
     def __init__(self, lengthscale=1.0, nu=1.5):
         try:
-            nu_value = float(nu)
+            nu_value = None if isinstance(nu, bool) else float(nu)
         except (TypeError, ValueError):
             nu_value = None
-        if nu_value not in self.NUS:
-            raise ValueError(f"Matern supports nu in {self.NUS} (closed forms); got {nu!r}")
+        if nu_value is None or np.isnan(nu_value) or nu_value <= 0:
+            raise ValueError(f"Matern needs nu > 0 (a number, or inf for the RBF limit; closed forms "
+                             f"for {self.NUS}); got {nu!r}")
         self.nu = nu_value
         self.lengthscale = _check_lengthscale(lengthscale)
         self.n_features = None if isinstance(self.lengthscale, float) else len(self.lengthscale)
@@ -399,8 +419,22 @@ class Matern(Kernel):
         if self.nu == 1.5:
             s = np.sqrt(3.0) * r
             return (1.0 + s) * np.exp(-s)
-        s = np.sqrt(5.0) * r
-        return (1.0 + s + s * s / 3.0) * np.exp(-s)
+        if self.nu == 2.5:
+            s = np.sqrt(5.0) * r
+            return (1.0 + s + s * s / 3.0) * np.exp(-s)
+        if np.isinf(self.nu):
+            return np.exp(-0.5 * r * r)
+        from scipy.special import gammaln, kv
+
+        s = np.sqrt(2.0 * self.nu) * np.asarray(r, dtype=float)
+        positive = s > 0
+        safe = np.where(positive, s, 1.0)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            # log of 2^(1-nu) / Gamma(nu) s^nu, then times K_nu(s); K_nu underflows to 0 far out
+            out = np.exp((1.0 - self.nu) * np.log(2.0) - gammaln(self.nu) + self.nu * np.log(safe)) \
+                * kv(self.nu, safe)
+        out = np.where(np.isfinite(out), out, 0.0)
+        return np.where(positive, out, 1.0)
 
     def gram(self, A, B=None, subset=None, max_elements=None):
         """Gram matrix of k_S, the Matern kernel on the coordinates in ``subset``.
@@ -441,6 +475,178 @@ class Matern(Kernel):
         return f"Matern(lengthscale={ls}, nu={self.nu})"
 
 
+class Constant(ProductKernel):
+    """The constant kernel k(x, x') = 1: the product kernel whose factors are all 1.
+
+    A ``ConstantKernel`` summand of a Gaussian-process kernel is ``c * Constant()``
+    inside a :class:`SumKernel`; its contribution to a kernel expansion is the
+    constant c sum_i alpha_i.
+    """
+
+    def __init__(self):
+        pass
+
+    def _block(self, A, B, feats):
+        return np.ones((A.shape[0], B.shape[0], len(feats)))
+
+    def restrict(self, features):
+        return Constant()
+
+    def __repr__(self):
+        return "Constant()"
+
+
+class ProductOf(ProductKernel):
+    """The product k = k_1 k_2 ... of product kernels -- again a product kernel.
+
+    Feature j's factor is the product of the factors of feature j of every
+    kernel, so the per-feature Gram tensor is the elementwise product of the
+    kernels' tensors (``RBF(l1) * RBF(l2)``, ``RBF * Laplace``, ARD or not, stay on
+    every product route).
+
+    Parameters
+    ----------
+    kernels : sequence of ProductKernel
+        At least one; those with per-feature parameters must agree on d.
+    """
+
+    def __init__(self, kernels):
+        kernels = list(kernels)
+        if not kernels:
+            raise ValueError("ProductOf needs at least one kernel; got none")
+        for kern in kernels:
+            if not isinstance(kern, ProductKernel):
+                raise TypeError(f"ProductOf multiplies product kernels (RBF, Laplace, Cauchy, "
+                                f"Categorical, Product, Constant, ProductOf); got {kern!r}")
+        sizes = {kern.n_features for kern in kernels} - {None}
+        if len(sizes) > 1:
+            raise ValueError(f"the kernels have parameters for different numbers of features "
+                             f"({sorted(sizes)}): {kernels!r}")
+        self.kernels = kernels
+        self.n_features = sizes.pop() if sizes else None
+
+    def _block(self, A, B, feats):
+        out = self.kernels[0]._block(A, B, feats)
+        for kern in self.kernels[1:]:
+            out = out * kern._block(A, B, feats)
+        return out
+
+    def restrict(self, features):
+        return ProductOf([kern.restrict(features) for kern in self.kernels])
+
+    def __repr__(self):
+        return "ProductOf(" + ", ".join(repr(k) for k in self.kernels) + ")"
+
+
+class SumKernel(Kernel):
+    """A non-negative combination k = sum_r c_r k_r of product kernels.
+
+    Not a product kernel, but a kernel expansion with a sum kernel,
+    sum_i alpha_i k(x, x_i) + b, is the sum over r of the expansions
+    sum_i (c_r alpha_i) k_r(x, x_i) with product kernels k_r (the intercept
+    going with one of them). Its interventional and functional-baseline games
+    are therefore sums of product games
+    (:class:`kernelxai.games.SumOfProductGames`): ``method="product"`` and
+    ``method="exact"`` both give the exact Shapley values. A ``ConstantKernel``
+    summand is the term ``(c, Constant())``.
+
+    Parameters
+    ----------
+    terms : sequence of (float, ProductKernel)
+        Weights c_r >= 0 (finite) and product kernels k_r; at least one term.
+
+    Notes
+    -----
+    ``gram(A, B, subset=S)`` and ``restrict(S)`` give k_S = sum_r c_r k_{r,S},
+    each product kernel restricted to the coordinates in S (the empty
+    coalition gives sum_r c_r).
+    """
+
+    is_product = False
+    #: the value functions split expansions with this kernel into product-kernel expansions
+    is_sum_of_products = True
+
+    def __init__(self, terms):
+        terms = list(terms)
+        if not terms:
+            raise ValueError("SumKernel needs at least one (weight, kernel) term; got none")
+        checked = []
+        for term in terms:
+            try:
+                weight, kern = term
+            except (TypeError, ValueError):
+                raise TypeError(f"every term of a SumKernel is a pair (weight, product kernel); "
+                                f"got {term!r}") from None
+            if isinstance(weight, bool) or not isinstance(weight, numbers.Real) \
+                    or not np.isfinite(weight) or weight < 0:
+                raise ValueError(f"SumKernel weights must be finite numbers >= 0; got {weight!r}")
+            if not isinstance(kern, ProductKernel):
+                raise TypeError(f"SumKernel adds product kernels (RBF, Laplace, Cauchy, Categorical, "
+                                f"Product, ProductOf, Constant); got {kern!r}")
+            checked.append((float(weight), kern))
+        sizes = {kern.n_features for _, kern in checked} - {None}
+        if len(sizes) > 1:
+            raise ValueError(f"the summands have parameters for different numbers of features "
+                             f"({sorted(sizes)})")
+        self.terms = checked
+        self.n_features = sizes.pop() if sizes else None
+
+    def gram(self, A, B=None, subset=None, max_elements=None):
+        """Gram matrix sum_r c_r K_{r,S}(A, B) of the coalition ``subset`` (default all features)."""
+        A, B = self._check_pair(A, B)
+        out = np.zeros((A.shape[0], B.shape[0]))
+        for weight, kern in self.terms:
+            if weight != 0.0:
+                out += weight * kern.gram(A, B, subset, max_elements=max_elements)
+        return out
+
+    def coalition_gram(self, A, B=None, subset=None, max_elements=None):
+        A, B = self._check_pair(A, B)
+        out = np.zeros((A.shape[0], B.shape[0]))
+        for weight, kern in self.terms:
+            if weight != 0.0:
+                out += weight * kern.coalition_gram(A, B, subset, max_elements=max_elements)
+        return out
+
+    def restrict(self, features):
+        """k_S = sum_r c_r k_{r,S} on the columns ``features``."""
+        return SumKernel([(w, kern.restrict(features)) for w, kern in self.terms])
+
+    def __repr__(self):
+        return "SumKernel(" + " + ".join(f"{w:.4g} * {k!r}" for w, k in self.terms) + ")"
+
+
+class Linear(Kernel):
+    """The linear kernel k(x, x') = x . x' (scikit-learn ``KernelRidge(kernel="linear")``).
+
+    A kernel expansion with it is the linear model f(x) = w . x + b with
+    w = sum_i alpha_i x_i. Not a product kernel; its interventional game is
+    additive, v(S) = b + sum_{j in S} w_j x_j + sum_{j not in S} w_j mean_b b_j,
+    which :class:`kernelxai.values.Interventional` builds in closed form as a
+    product game with d + 1 terms (exact on ``"product"`` and ``"exact"``), so
+    that phi_j = w_j (x_j - mean_b b_j).
+    """
+
+    is_product = False
+
+    def __init__(self):
+        pass
+
+    def gram(self, A, B=None, subset=None, max_elements=None):
+        """A_S B_S' on the coordinates in ``subset`` (default all; the empty subset gives zeros)."""
+        A, B = self._check_pair(A, B)
+        feats = ProductKernel._subset_indices(subset, A.shape[1])
+        if feats is None:
+            return A @ B.T
+        return A[:, feats] @ B[:, feats].T
+
+    def restrict(self, features):
+        return Linear()
+
+    def __repr__(self):
+        return "Linear()"
+
+
 class CoalitionGrams:
     """Gram matrices K_S(A, B) of many coalitions S from one cached per-feature tensor.
 
@@ -453,25 +659,30 @@ class CoalitionGrams:
     * product kernels: K_S = exp(sum_{l in S} log k_l) (exact zeros of a
       factor, e.g. the categorical kernel, are tracked separately and stay 0);
     * :class:`Matern`: K_S = kappa(sqrt(sum_{l in S} ((a_l - b_l) / l_l)^2)), the
-      Matern kernel of the same form on the coordinates in S.
+      Matern kernel of the same form on the coordinates in S;
+    * :class:`SumKernel`: K_S = sum_r c_r K_{r,S}, one cache per summand.
 
     The empty coalition gives a matrix of ones. The cache holds
     ``len(A) * len(B) * d`` numbers.
 
     Parameters
     ----------
-    kernel : ProductKernel or Matern
+    kernel : ProductKernel, SumKernel or Matern
     A : array (na, d)
     B : array (nb, d), default A
     """
 
     def __init__(self, kernel, A, B=None):
-        if not isinstance(kernel, (ProductKernel, Matern)):
-            raise TypeError(f"CoalitionGrams supports product kernels and Matern; got {kernel!r}")
+        if not isinstance(kernel, (ProductKernel, Matern, SumKernel)):
+            raise TypeError(f"CoalitionGrams supports product kernels, sums of them and Matern; "
+                            f"got {kernel!r}")
         A, B = kernel._check_pair(A, B)
         self.kernel, self.shape, self.d = kernel, (A.shape[0], B.shape[0]), A.shape[1]
         self._zeros = None
-        if isinstance(kernel, ProductKernel):
+        self._parts = None
+        if isinstance(kernel, SumKernel):  # K_S = sum_r c_r K_{r,S}: one cache per summand
+            self._parts = [(w, CoalitionGrams(k, A, B)) for w, k in kernel.terms if w != 0.0]
+        elif isinstance(kernel, ProductKernel):
             G = kernel.feature_grams(A, B)
             positive = G > 0
             self._terms = np.log(np.where(positive, G, 1.0)).reshape(-1, self.d).T.copy()
@@ -487,6 +698,11 @@ class CoalitionGrams:
         Z = np.atleast_2d(np.asarray(coalitions, dtype=float))
         if Z.shape[1] != self.d:
             raise ValueError(f"coalitions must have {self.d} columns; got {Z.shape[1]}")
+        if self._parts is not None:
+            out = np.zeros((len(Z),) + self.shape)
+            for w, part in self._parts:
+                out += w * part(Z)
+            return out
         E = Z @ self._terms
         if isinstance(self.kernel, ProductKernel):
             np.exp(E, out=E)

@@ -24,7 +24,8 @@ from sklearn.utils.validation import check_is_fitted
 from ._threads import single_threaded_blas
 
 from ._linalg import cholesky_jitter
-from ._validation import as_real_array, check_matrix, feature_names_of
+from ._validation import (as_real_array, check_matrix, default_feature_names, feature_names_in,
+                          feature_names_of)
 from ._config import working_elements
 from .kernels import RBF, Kernel, Laplace, Matern, median_heuristic
 
@@ -54,15 +55,39 @@ class KernelExpansion:
     intercept : float
     feature_names : list of str, optional
         Default: DataFrame columns of ``X_train``, else x0, x1, ...
+    holds_training_inputs : bool, default True
+        Whether ``X_train`` are the model's training inputs (kernel ridge,
+        Gaussian processes, kernelxai's estimators) or only its expansion
+        points (an SVM's support vectors). Value functions that average over
+        a background sample default to ``X_train`` only when it holds the
+        training inputs; otherwise they ask for ``background=``.
+    source : str, optional
+        What the expansion was converted from (e.g. ``"SVC"``), for messages.
+
+    Attributes
+    ----------
+    feature_names : list of str
+    has_feature_names : bool
+        True when the names are real -- DataFrame columns of ``X_train`` or
+        given -- rather than the default x0, x1, ...; only real names are
+        checked against the columns of DataFrames explained later (as
+        scikit-learn checks ``feature_names_in_``).
+    holds_training_inputs : bool
+    source : str or None
     """
 
-    def __init__(self, X_train, alpha, kernel, intercept=0.0, feature_names=None):
+    def __init__(self, X_train, alpha, kernel, intercept=0.0, feature_names=None, *,
+                 holds_training_inputs=True, source=None):
         if not isinstance(kernel, Kernel):
             raise TypeError(
                 f"kernel must be a kernelxai kernel (e.g. kx.kernels.RBF); got {type(kernel).__name__}"
             )
         names = feature_names or feature_names_of(X_train)
         self.X_train = check_matrix(X_train, "X_train", n_features=kernel.n_features)
+        if not isinstance(holds_training_inputs, (bool, np.bool_)):
+            raise TypeError(f"holds_training_inputs must be True or False; got {holds_training_inputs!r}")
+        self.holds_training_inputs = bool(holds_training_inputs)
+        self.source = None if source is None else str(source)
         alpha = as_real_array(alpha, "alpha").ravel()
         if alpha.shape != (self.X_train.shape[0],):
             raise ValueError(
@@ -78,9 +103,14 @@ class KernelExpansion:
         self.kernel = kernel
         self.intercept = intercept
         d = self.X_train.shape[1]
-        self.feature_names = list(names) if names is not None else [f"x{j}" for j in range(d)]
+        self.feature_names = [str(c) for c in names] if names is not None else default_feature_names(d)
         if len(self.feature_names) != d:
             raise ValueError(f"feature_names has {len(self.feature_names)} entries for {d} features")
+        # real names: given (other than the defaults some callers spell out) or string DataFrame
+        # columns; integer column labels are positions, as in scikit-learn
+        real = feature_names if feature_names else feature_names_in(X_train)
+        self.has_feature_names = real is not None and (
+            [str(c) for c in real] != default_feature_names(d))
 
     @property
     def n_features(self):
@@ -421,7 +451,9 @@ SUPPORTED_MODELS = (
     "KernelLogisticRegression; fitted sklearn.kernel_ridge.KernelRidge (kernel 'rbf' or "
     "'laplacian'); sklearn.svm.SVR and binary SVC (kernel 'rbf'); "
     "sklearn.gaussian_process.GaussianProcessRegressor (kernel RBF or Matern(nu in 0.5, 1.5, 2.5), "
-    "optionally times a ConstantKernel, optionally plus a WhiteKernel)"
+    "optionally times a ConstantKernel, optionally plus a WhiteKernel); a sklearn Pipeline of "
+    "StandardScaler / MinMaxScaler / MaxAbsScaler / RobustScaler (or a ColumnTransformer of these) "
+    "followed by one of these"
 )
 
 
@@ -442,10 +474,17 @@ def as_expansion(model):
     * ``sklearn.gaussian_process.GaussianProcessRegressor``: the posterior
       mean, with fitted kernel RBF or Matern (nu 0.5, 1.5, 2.5), optionally
       times a ConstantKernel and plus a WhiteKernel (which does not enter the
-      mean at new points); ``normalize_y`` is undone exactly.
+      mean at new points); ``normalize_y`` is undone exactly;
+    * a ``sklearn.pipeline.Pipeline`` of per-feature affine preprocessing
+      (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``,
+      a ``ColumnTransformer`` of these with passthrough or drop) followed by
+      one of the models above: the scaling is folded into the kernel's
+      lengthscales and the expansion points are mapped back, so the expansion
+      is on the pipeline's input columns, in their units
+      (:mod:`kernelxai.pipelines`).
 
-    Anything else raises a TypeError listing these; an unfitted model a
-    ValueError.
+    Anything else raises a TypeError listing these (``kx.explain`` then
+    explains the model through model calls); an unfitted model a ValueError.
     """
     if isinstance(model, KernelExpansion):
         return model
@@ -464,6 +503,12 @@ def as_expansion(model):
             return _from_sklearn_svm(model)
         if isinstance(model, GaussianProcessRegressor):
             return _from_sklearn_gpr(model)
+        from sklearn.pipeline import Pipeline
+
+        if isinstance(model, Pipeline):
+            from .pipelines import expansion_of_pipeline
+
+            return expansion_of_pipeline(model)
     raise TypeError(f"cannot explain a {type(model).__name__}; supported models: {SUPPORTED_MODELS}")
 
 
@@ -479,20 +524,22 @@ def _sklearn_names(model, d):
 
 
 def _from_sklearn_krr(model):
+    """Exact expansion of a fitted sklearn KernelRidge, with any kernel it accepts.
+
+    "rbf" / "laplacian" give product kernels, "linear" the closed-form
+    :class:`~kernelxai.kernels.Linear`; every other kernel (strings of
+    ``pairwise_kernels`` and callables) is evaluated by scikit-learn itself
+    (:class:`kernelxai.sklearn_kernels.Pairwise`, explained through model calls).
+    """
+    from .sklearn_kernels import krr_kernel
+
     _require_fitted(model, "dual_coef_")
+    if isinstance(model.kernel, str) and model.kernel == "precomputed":
+        raise TypeError("sklearn KernelRidge with kernel='precomputed' cannot be explained: its "
+                        "kernel function is unknown; fit it with a kernel function (a string such "
+                        f"as 'rbf', or a callable); supported models: {SUPPORTED_MODELS}")
     X = np.asarray(model.X_fit_, dtype=float)
-    gamma = model.gamma if model.gamma is not None else 1.0 / X.shape[1]
-    if model.kernel == "rbf":
-        kernel = RBF(1.0 / np.sqrt(2.0 * gamma))
-    elif model.kernel == "laplacian":
-        kernel = Laplace(1.0 / gamma)
-    else:
-        raise TypeError(f"sklearn KernelRidge with kernel={model.kernel!r} is not supported: "
-                        "supported kernels are 'rbf' and 'laplacian' (product kernels); "
-                        f"supported models: {SUPPORTED_MODELS}")
-    if model.kernel_params:
-        raise TypeError(f"sklearn KernelRidge with kernel_params={model.kernel_params!r} is not "
-                        "supported; set gamma instead")
+    kernel = krr_kernel(model, X.shape[1])
     coef = np.asarray(model.dual_coef_, dtype=float)
     if coef.ndim == 2 and coef.shape[1] != 1:
         raise TypeError(f"sklearn KernelRidge with {coef.shape[1]} outputs is not supported; "
@@ -514,7 +561,8 @@ def _from_sklearn_svm(model):
     kernel = RBF(1.0 / np.sqrt(2.0 * model._gamma))
     return KernelExpansion(sv, np.asarray(model.dual_coef_, dtype=float)[0], kernel,
                            float(np.asarray(model.intercept_).ravel()[0]),
-                           feature_names=_sklearn_names(model, sv.shape[1]))
+                           feature_names=_sklearn_names(model, sv.shape[1]),
+                           holds_training_inputs=False, source=type(model).__name__)
 
 
 def _from_sklearn_gpr(model):
@@ -531,33 +579,18 @@ def _from_sklearn_gpr(model):
 
 
 def _parse_gp_kernel(k, d):
-    """(scale, kernelxai kernel) of a fitted GP kernel: [C *] (RBF | Matern) [+ White]."""
-    from sklearn.gaussian_process import kernels as gk
+    """(scale, kernelxai kernel) of a fitted GP kernel (:func:`kernelxai.sklearn_kernels.gp_kernel`).
 
-    def fail():
-        raise TypeError(f"GaussianProcessRegressor kernel {k} is not supported: supported are RBF or "
-                        "Matern(nu in 0.5, 1.5, 2.5), optionally times a ConstantKernel, optionally "
-                        "plus a WhiteKernel")
+    Sums and products of ConstantKernel, RBF (ARD or not) and the other
+    product pieces become a product kernel times a scale or a SumKernel;
+    WhiteKernel summands vanish (zero at new points); [C *] Matern (any nu)
+    becomes Matern; every other combination of scikit-learn's kernels is
+    evaluated as it is (not a product kernel: model calls). A piece that is
+    not a scikit-learn kernel raises a TypeError naming it.
+    """
+    from .sklearn_kernels import gp_kernel
 
-    if isinstance(k, gk.Sum):
-        parts = [p for p in (k.k1, k.k2) if not isinstance(p, gk.WhiteKernel)]
-        if len(parts) != 1:
-            fail()
-        k = parts[0]
-    scale = 1.0
-    if isinstance(k, gk.Product):
-        consts = [p for p in (k.k1, k.k2) if isinstance(p, gk.ConstantKernel)]
-        others = [p for p in (k.k1, k.k2) if not isinstance(p, gk.ConstantKernel)]
-        if len(consts) != 1 or len(others) != 1:
-            fail()
-        scale, k = float(consts[0].constant_value), others[0]
-    if isinstance(k, gk.Matern):
-        if float(k.nu) not in Matern.NUS:
-            fail()
-        return scale, Matern(k.length_scale, float(k.nu))
-    if isinstance(k, gk.RBF):
-        return scale, RBF(k.length_scale)
-    fail()
+    return gp_kernel(k, d)
 
 
 def __getattr__(name):

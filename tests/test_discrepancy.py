@@ -40,7 +40,7 @@ def test_mmd_values_sum_to_the_statistic_and_equal_brute_force(unbiased):
     kernel = kx.kernels.RBF([1.0, 1.5, 2.0, 1.0, 0.7, 1.2])
     stat = mmd_reference(X, Z, kernel, unbiased)
     e = kx.explain_mmd(X, Z, kernel=kernel, unbiased=unbiased, seed=0)
-    assert e.values.shape == (1, 6) and np.all(e.base_values == 0)
+    assert e.values.shape == (6,) and e.base_values == 0     # one signed explanation
     np.testing.assert_allclose(e.values.sum(), stat, atol=1e-10)
     np.testing.assert_allclose(e.meta["statistic"], stat, atol=1e-12)
     brute = kx.explain_mmd(X, Z, kernel=kernel, unbiased=unbiased, method="exact", n_permutations=0)
@@ -72,7 +72,7 @@ def test_mmd_attribution_on_the_synthetic_design():
     """PKeX §5.2: identically distributed features pull MMD down, the differing ones push it up."""
     X, Z = pkex.two_sample(n=500, m=500, d_same=10, d_diff=10, seed=0)
     e = kx.explain_mmd(X, Z, seed=0, n_permutations=100)
-    phi = e.values[0]
+    phi = e.values
     assert phi[:10].mean() <= 0
     assert np.all(phi[10:] > 0)
     np.testing.assert_allclose(phi.sum(), e.meta["statistic"], atol=1e-10)
@@ -113,10 +113,10 @@ def test_hsic_values_sum_to_the_statistic_and_equal_brute_force():
     stat = hsic_reference(X, y[:, None], kxx, kyy)
     np.testing.assert_allclose(e.values.sum(), stat, atol=1e-10)
     np.testing.assert_allclose(e.meta["statistic"], stat, atol=1e-12)
-    assert e.values.shape == (1, 7) and e.base_values[0] == 0
+    assert e.values.shape == (7,) and e.base_values == 0     # one signed explanation
     brute = kx.explain_hsic(X, y, method="exact", n_permutations=0)
     np.testing.assert_allclose(e.values, brute.values, atol=1e-12)
-    assert np.argmax(e.values[0]) in (0, 1)
+    assert np.argmax(e.values) in (0, 1)
     assert e.meta["p_value"] <= 0.05
 
 
@@ -126,7 +126,7 @@ def test_hsic_class_labels_get_the_delta_kernel():
     labels = np.where(X[:, 2] > 0, "yes", "no")
     e = kx.explain_hsic(pd.DataFrame(X, columns=list("abcd")), pd.Series(labels), seed=1)
     assert e.meta["kernel_y"] == "Categorical()" and e.meta["labels"]
-    assert e.feature_names == list("abcd") and np.argmax(e.values[0]) == 2
+    assert e.feature_names == list("abcd") and np.argmax(e.values) == 2
     codes = (labels == "yes").astype(float)[:, None]
     kxx = kx.kernels.RBF(kx.kernels.median_heuristic(X, pooled=True))
     np.testing.assert_allclose(e.values.sum(), hsic_reference(X, codes, kxx, kx.kernels.Categorical()),
@@ -151,7 +151,7 @@ def test_hsic_multivariate_target_attributes_both_sides():
                                atol=1e-12)
     only_y = kx.explain_hsic(X, Y, attribute="y", n_permutations=0)
     assert only_y.feature_names == ["y0", "y1", "y2"]
-    assert np.argmin(only_y.values[0]) == 1
+    assert only_y.values.shape == (3,) and np.argmin(only_y.values) == 1
 
 
 def test_hsic_permutation_test_detects_dependence_and_not_independence():
@@ -232,3 +232,48 @@ def test_selection_data_never_substitutes():
         pkex.load_selection_data("mnist")
     a, b = pkex.diabetes_by_sex()
     assert len(a) + len(b) == 442 and "sex" not in a.columns and a.shape[1] == 9
+
+
+# ------------------------------------------------------- the returned explanation
+def test_mmd_returns_one_signed_explanation_with_its_statistic():
+    """values (d,), e.statistic / e.p_value shown in the repr, bar draws the signs."""
+    import matplotlib.pyplot as plt
+
+    X, Z = pkex.two_sample(n=60, m=60, d_same=3, d_diff=2, seed=1)
+    e = kx.explain_mmd(X, Z, seed=0, n_permutations=99)
+    assert e.values.shape == (5,) and e.base_values == 0.0
+    assert e.statistic == e.meta["statistic"] and e.p_value == e.meta["p_value"]
+    np.testing.assert_allclose(e.output, e.statistic, atol=1e-10)
+    assert f"MMD^2_u = {e.statistic:.3g}, p = {e.p_value:.3g}" in repr(e)
+    ax = kx.plots.bar(e)
+    widths = np.array([p.get_width() for p in ax.patches])
+    np.testing.assert_allclose(np.sort(widths), np.sort(e.values))
+    assert widths.min() < 0 < widths.max()          # same features pull MMD down, others push up
+    plt.close("all")
+    skipped = kx.explain_mmd(X, Z, unbiased=False, n_permutations=0)
+    assert "MMD^2_b = " in repr(skipped) and "p not computed" in repr(skipped)
+    # a sampled estimator's intervals come along, one per feature
+    sampled = kx.explain_mmd(X, Z, method="permutation", budget=400, seed=0, n_permutations=0)
+    assert sampled.lower.shape == sampled.upper.shape == sampled.stderr.shape == (5,)
+    assert np.all(sampled.lower <= sampled.values) and np.all(sampled.values <= sampled.upper)
+    assert kx.Explanation(np.zeros(3)).statistic is None        # not an explanation of a statistic
+
+
+def test_hsic_returns_one_signed_explanation_per_side():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(40, 4))
+    Y = np.c_[X[:, 0] + 0.3 * rng.normal(size=40), rng.normal(size=40), X[:, 3] ** 2]
+    e = kx.explain_hsic(X, Y[:, 0], seed=0, n_permutations=49)
+    assert e.values.shape == (4,) and e.base_values == 0.0 and e.meta["rows"] == ["x"]
+    assert f"HSIC = {e.statistic:.3g}, p = {e.p_value:.3g}" in repr(e)
+    np.testing.assert_allclose(e.output, e.statistic, atol=1e-10)
+    only_y = kx.explain_hsic(X, Y, attribute="y", n_permutations=0)
+    assert only_y.values.shape == (3,) and only_y.meta["rows"] == ["y"]
+    # both sides: two games over X's then Y's features; each row one signed explanation
+    both = kx.explain_hsic(X, Y, attribute="both", method="permutation", budget=200, seed=0,
+                           n_permutations=0)
+    assert both.values.shape == both.lower.shape == (2, 7) and both.meta["rows"] == ["x", "y"]
+    assert np.all(both.lower[0, 4:] == 0) and np.all(both.upper[1, :4] == 0)
+    x_side = both[0]
+    assert x_side.values.shape == (7,) and x_side.statistic == both.statistic
+    assert "HSIC = " in repr(x_side)

@@ -23,9 +23,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .._config import progress_enabled, working_elements
-from .._validation import check_matrix, check_positive_int, check_rng, feature_names_of
+from .._validation import (check_feature_names, check_matrix, check_positive_int, check_rng,
+                           feature_names_in, feature_names_of)
 from ..games import Game
-from .base import ValueFunction, register
+from .base import ValueFunction, default_background, register
 
 __all__ = ["Marginal", "GaussianConditional", "MarginalGame", "GaussianConditionalGame"]
 
@@ -40,8 +41,25 @@ def _n_features_of(model):
     return None if d is None else int(d)
 
 
-def check_background(background, n_features, name="background"):
-    """A background (reference) sample: 2-D, finite, >= 2 rows, ``n_features`` columns."""
+def check_background(background, n_features, name="background", *, feature_names=None):
+    """A background (reference) sample: 2-D, finite, >= 2 rows, ``n_features`` columns.
+
+    Parameters
+    ----------
+    background : array-like or DataFrame
+    n_features : int or None
+        Required number of columns.
+    name : str
+        The argument's name, used in error messages.
+    feature_names : list of str, optional
+        The model's real feature names (:func:`kernelxai._validation.feature_names_in`);
+        a DataFrame background must have exactly these columns in this order.
+
+    Returns
+    -------
+    ndarray (m, d) of float64
+    """
+    check_feature_names(background, feature_names, name)
     B = check_matrix(background, name, n_features=n_features)
     if B.shape[0] < 2:
         raise ValueError(
@@ -52,8 +70,22 @@ def check_background(background, n_features, name="background"):
     return B
 
 
-def check_points(X, n_features, model_names=None):
-    """Points to explain -> (array (n, d), player names)."""
+def check_points(X, n_features, model_names=None, *, feature_names=None):
+    """Points to explain -> (array (n, d), player names).
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+    n_features : int or None
+    model_names : list of str, optional
+        Player names when X has no columns.
+    feature_names : list of str, optional
+        The model's real feature names; a DataFrame X must have exactly these
+        columns in this order (:func:`kernelxai._validation.check_feature_names`).
+        :meth:`ValueFunction.game` checks this for every value function before
+        it gets here.
+    """
+    check_feature_names(X, feature_names, "X")
     names = feature_names_of(X) or model_names
     X = check_matrix(X, "X", n_features=n_features, allow_1d=True)
     if names is None or len(names) != X.shape[1]:
@@ -192,8 +224,11 @@ class Marginal(ValueFunction):
     ----------
     model : callable or object with ``predict``
         f(points (P, d)) -> (P,). (``kx.explain`` passes the KernelExpansion.)
-    background : array (m, d), m >= 2
-        Default: the model's training inputs when it has them (``X_train``).
+    background : array (m, d) or DataFrame, m >= 2
+        Default: the model's training inputs when it keeps them (``X_train`` of
+        a kernel ridge or GP model). An SVM keeps only its support vectors, so
+        for it (and for plain callables) the background must be given. A
+        DataFrame must have the model's feature names, in order.
     groups, group_names : optional
         Players as groups of features.
     max_elements : int
@@ -207,15 +242,16 @@ class Marginal(ValueFunction):
     def __init__(self, model, background=None, *, groups=None, group_names=None,
                  max_elements=None, progress=False):
         self.predict = as_predict(model)
+        self.model = model
         d = _n_features_of(model)
         self.point_flops = flops_per_point(model, d or 1)
-        if background is None:
-            background = getattr(model, "X_train", None)
-            if background is None:
-                raise ValueError("Marginal needs a background sample (model has no X_train)")
-        self.background = check_background(background, d)
+        background = default_background(model, background)
+        model_names = feature_names_in(model)
+        self.background = check_background(background, d, feature_names=model_names)
+        self.background_names = feature_names_in(background) if model_names is None else None
         self.n_features = self.background.shape[1]
-        self.model_names = getattr(model, "feature_names", None) or feature_names_of(background)
+        self.model_names = (model_names or getattr(model, "feature_names", None)
+                            or feature_names_of(background))
         self.max_elements = None if max_elements is None else _budget(max_elements)
         self.progress = bool(progress)
         self._set_groups(groups, group_names)
@@ -313,8 +349,10 @@ class GaussianConditional(ValueFunction):
     Parameters
     ----------
     model : callable or object with ``predict``
-    data : array (m, d), m >= 2
-        Sample the Gaussian is fitted to; default: the model's ``X_train``.
+    data : array (m, d) or DataFrame, m >= 2
+        Sample the Gaussian is fitted to; default: the model's training inputs
+        when it keeps them (not an SVM's support vectors: pass ``data``, or
+        ``background=`` in ``kx.explain``).
     n_samples : int
         Monte Carlo draws per coalition and point.
     sample_seed : None, int or Generator
@@ -328,19 +366,19 @@ class GaussianConditional(ValueFunction):
     def __init__(self, model, data=None, *, n_samples=200, sample_seed=0, groups=None,
                  group_names=None, max_elements=None, progress=False):
         self.predict = as_predict(model)
+        self.model = model
         d = _n_features_of(model)
         self.point_flops = flops_per_point(model, d or 1)
-        if data is None:
-            data = getattr(model, "X_train", None)
-            if data is None:
-                raise ValueError("GaussianConditional needs data to fit the Gaussian to")
-        self.data = check_background(data, d, "data")
+        data = default_background(model, data, "data")
+        model_names = feature_names_in(model)
+        self.data = check_background(data, d, "data", feature_names=model_names)
+        self.background_names = feature_names_in(data) if model_names is None else None
         self.n_features = self.data.shape[1]
         self.n_samples = check_positive_int(n_samples, "n_samples")
         self.mean = self.data.mean(axis=0)
         self.cov = np.atleast_2d(np.cov(self.data, rowvar=False))
         self.normals = check_rng(sample_seed).standard_normal((self.n_samples, self.n_features))
-        self.model_names = getattr(model, "feature_names", None) or feature_names_of(data)
+        self.model_names = model_names or getattr(model, "feature_names", None) or feature_names_of(data)
         self.max_elements = None if max_elements is None else _budget(max_elements)
         self.progress = bool(progress)
         self._f_data_mean = None

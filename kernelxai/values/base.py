@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_feature_names, feature_names_in
 from ..games import Game
 
 __all__ = ["ValueFunction", "register", "get", "registered", "distinct_coalition_weights",
-           "resolve_groups", "EmbeddingValueFunction"]
+           "resolve_groups", "EmbeddingValueFunction", "default_background",
+           "missing_background_error"]
 
 _REGISTRY: dict[str, type] = {}
 
@@ -95,6 +97,66 @@ def resolve_groups(groups, names):
     return out
 
 
+def missing_background_error(model, name="background"):
+    """The ValueError for a model that keeps no training inputs to default a background to.
+
+    Parameters
+    ----------
+    model : KernelExpansion (or object with ``X_train`` and ``source``)
+    name : str
+        The keyword the sample is passed as.
+    """
+    n = len(model.X_train)
+    source = getattr(model, "source", None)
+    kept = (f"this {source} keeps only its {n} support vectors" if source in ("SVC", "SVR", "NuSVC",
+                                                                               "NuSVR")
+            else f"this {source or 'model'} keeps only its {n} expansion points")
+    direct = "" if name == "background" else f" ({name}=X_train when building the value function)"
+    return ValueError(
+        f"{kept}, not its training inputs; pass the data the explanation should be relative to, "
+        f"e.g. kx.explain(model, X_test, background=X_train){direct}. The 'functional_baseline' "
+        "value function needs no background"
+    )
+
+
+def default_background(model, background, name="background"):
+    """The sample a value function averages over: ``background``, else the training inputs.
+
+    Parameters
+    ----------
+    model : object
+        The explained model; its ``X_train`` is the default when it holds the
+        training inputs (``holds_training_inputs``, True unless the model
+        says otherwise).
+    background : array-like, DataFrame or None
+        The sample given by the user; returned as is when not None.
+    name : str
+        The keyword it is passed as, used in error messages.
+
+    Returns
+    -------
+    array-like
+        ``background``, or ``model.X_train``.
+
+    Raises
+    ------
+    ValueError
+        If no background is given and the model keeps none: a model without
+        ``X_train``, or one whose ``X_train`` are only expansion points (an
+        SVM's support vectors), which would silently make the explanation
+        relative to the support vectors.
+    """
+    if background is not None:
+        return background
+    X_train = getattr(model, "X_train", None)
+    if X_train is None:
+        raise ValueError(f"{name} is None and the model keeps no training inputs to default to; "
+                         f"pass the data the explanation should be relative to ({name}=X_train)")
+    if not getattr(model, "holds_training_inputs", True):
+        raise missing_background_error(model, name)
+    return X_train
+
+
 class ValueFunction:
     """Base class of value functions.
 
@@ -127,13 +189,48 @@ class ValueFunction:
         self.groups, self.group_names = [list(g) for g in groups], group_names
 
     def game(self, X) -> Game:
-        """A Game vectorised over the rows of X: features (or groups) are the players."""
+        """A Game vectorised over the rows of X: features (or groups) are the players.
+
+        Raises
+        ------
+        ValueError
+            If X is a DataFrame whose columns differ in names or order from the
+            model's feature names (or, for an unnamed model, from the
+            background's), or if the value function fell back to the expansion
+            points of a model that does not keep its training inputs.
+        """
+        self._check_inputs(X)
         g = self._game(X)
         if self.groups is not None:
             groups = resolve_groups(self.groups, g.player_names)
             g = g.grouped(groups, names=self.group_names)
         g.meta.setdefault("value_function", self.name)
         return g
+
+    def expected_feature_names(self):
+        """The feature names, in order, that DataFrames explained by this value function must have.
+
+        The model's real names (scikit-learn ``feature_names_in_``, or a
+        KernelExpansion's names from a DataFrame or given), else the names of
+        the background sample if it was a DataFrame (``background_names``),
+        else None (anything with the right number of columns is accepted).
+        """
+        names = feature_names_in(getattr(self, "model", None))
+        return names if names is not None else getattr(self, "background_names", None)
+
+    def _check_inputs(self, X):
+        model = getattr(self, "model", None)
+        model_names = feature_names_in(model)
+        if model_names is not None:
+            check_feature_names(X, model_names, "X")
+        else:
+            check_feature_names(X, getattr(self, "background_names", None), "X",
+                                reference="the background has")
+        X_train = getattr(model, "X_train", None)
+        if X_train is not None and not getattr(model, "holds_training_inputs", True):
+            for attr in ("background", "data"):
+                if getattr(self, attr, None) is X_train:  # defaulted to the support vectors
+                    raise missing_background_error(model)
 
     def _game(self, X) -> Game:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -158,7 +158,11 @@ class FunctionalBaseline(ValueFunction):
     """PKeX-Shapley's functional baseline value function (PKeX Def. 1; Prop. 10 if normalised).
 
     v_x(S) = sum_i alpha_i prod_{l in S} k_l(x_l, x_il) + b: absent features
-    have their kernel factor set to 1. Defined for product kernels only.
+    have their kernel factor set to 1. Defined for product kernels and for
+    sums of them (:class:`~kernelxai.kernels.SumKernel` sum_r c_r k_r: the
+    sum of the summands' games, v_x(S) = sum_i alpha_i sum_r c_r
+    prod_{l in S} k_{r,l}(x_l, x_il) + b, a
+    :class:`~kernelxai.games.SumOfProductGames`).
 
     Parameters
     ----------
@@ -185,11 +189,12 @@ class FunctionalBaseline(ValueFunction):
 
         self.model = as_expansion(model)
         kernel = self.model.kernel
-        if not getattr(kernel, "is_product", False):
+        if not (getattr(kernel, "is_product", False) or getattr(kernel, "is_sum_of_products", False)):
             raise TypeError(
                 "the functional baseline value function (PKeX Def. 1) sets kernel factors of "
                 "absent features to 1, so it needs a product kernel k = prod_j k_j (RBF, "
-                f"Laplace, Cauchy, Categorical, Product); the model's kernel is {kernel!r}"
+                "Laplace, Cauchy, Categorical, Product, ProductOf) or a sum of them (SumKernel); "
+                f"the model's kernel is {kernel!r}; use value='interventional' (model calls) instead"
             )
         check_positive_int(self.model.n_features, "number of features", minimum=1)
         if self.model.n_features < 2:
@@ -208,6 +213,17 @@ class FunctionalBaseline(ValueFunction):
         names = feature_names_of(X) or list(self.model.feature_names)
         X = self.model.check_X(X)
         meta = {"normalize": self.normalize}
+        if getattr(self.model.kernel, "is_sum_of_products", False):
+            from .interventional import SumOfKernelGames, split_sum_expansion
+
+            # each summand's factors of absent features set to 1; a Constant summand stays a
+            # game of its own (normalised, it leaves the empty coalition like the others)
+            parts, scales, _ = split_sum_expansion(self.model, fold_constants=False, return_scales=True)
+            games = [FunctionalBaselineGame(part, X, normalize=self.normalize, player_names=names,
+                                            meta=meta)
+                     for part in parts]
+            meta = dict(meta, route="sum of product games (one per product kernel of the sum)")
+            return SumOfKernelGames(games, scales, 0.0, player_names=names, data=X, meta=meta)
         return FunctionalBaselineGame(self.model, X, normalize=self.normalize,
                                       player_names=names, meta=meta)
 

@@ -25,13 +25,15 @@ from tqdm.auto import tqdm
 
 from .._config import progress_enabled, working_elements
 from .._threads import single_threaded_blas
-from ..games import (GroupedGame, HasUnitGames, LinearInCoefficients, ProductGame, _GroupedProductGame,
-                     coalitions_to_bitmasks)
-from ..models import as_expansion
+from ..games import (GroupedGame, HasUnitGames, LinearInCoefficients, ProductGame, SumOfProductGames,
+                     _GroupedProductGame, coalitions_to_bitmasks)
+from ..kernels import Constant, Linear
+from ..models import KernelExpansion, as_expansion
 from .agnostic import MarginalGame, _budget, check_background, check_points, flops_per_point
 from .base import EmbeddingValueFunction, ValueFunction, distinct_coalition_weights, register
 
-__all__ = ["Interventional", "InterventionalGame"]
+__all__ = ["Interventional", "InterventionalGame", "SumOfKernelGames", "split_sum_expansion",
+           "linear_interventional_game"]
 
 #: Up to this many players a request for many coalitions builds the table of all 2**d worths.
 TABLE_MAX_PLAYERS = 16
@@ -49,6 +51,100 @@ def _subset_products(G, out):
         h = 1 << l
         np.multiply(out[:h], G[..., l], out=out[h:2 * h])
     return out
+
+
+def split_sum_expansion(expansion, fold_constants=False, return_scales=False):
+    """The expansions with product kernels whose sum is an expansion with a SumKernel.
+
+    f(x) = sum_i alpha_i sum_r c_r k_r(x, x_i) + b is the sum over r of
+    f_r(x) = sum_i (c_r alpha_i) k_r(x, x_i), the intercept b going with the
+    first. With ``fold_constants`` a ``Constant`` summand (k_r = 1) is folded
+    into that intercept as c_r sum_i alpha_i -- right for games in which it is
+    the same constant in every coalition (the interventional game), not for
+    the functional baseline, whose empty coalition it may leave (normalised).
+
+    Returns
+    -------
+    list of KernelExpansion
+        With ``return_scales``: ``(expansions, scales, folded)``, the part r
+        having coefficients scales[r] * alpha and ``folded`` the total weight c
+        of the folded Constant summands (their contribution c sum_i alpha_i).
+    """
+    kernel, alpha = expansion.kernel, expansion.alpha
+    terms = [(w, k) for w, k in kernel.terms if w != 0.0]
+    varying = [t for t in terms if not isinstance(t[1], Constant)]
+    folded = 0.0
+    parts = []
+    for w, k in terms:
+        if fold_constants and varying and isinstance(k, Constant):
+            folded += w
+            continue
+        parts.append((w, k))
+    if not parts:
+        parts = [(0.0, Constant())]
+    constant = folded * float(alpha.sum())
+    expansions = [KernelExpansion(expansion.X_train, w * alpha, k,
+                                  (expansion.intercept + constant) if r == 0 else 0.0,
+                                  feature_names=expansion.feature_names)
+                  for r, (w, k) in enumerate(parts)]
+    if return_scales:
+        return expansions, [w for w, _ in parts], folded
+    return expansions
+
+
+class SumOfKernelGames(SumOfProductGames, LinearInCoefficients):
+    """The game of an expansion with a SumKernel: the sum of its summands' product games.
+
+    Also linear in the model's coefficients: with the summand r having
+    coefficients c_r alpha, v(S) = sum_r c_r M^r_S alpha + c_0 1 1' alpha + b,
+    where M^r_S are the summands' coefficient matrices and c_0 the weight of
+    Constant summands folded into the intercept.
+    """
+
+    def __init__(self, games, scales, folded, *, player_names=None, data=None, meta=None):
+        super().__init__(games, player_names=player_names, data=data, meta=meta)
+        self.scales, self.folded = [float(c) for c in scales], float(folded)
+
+    def coefficient_matrices(self, coalitions, weights=None):
+        """sum_r c_r M^r_S (+ c_0 on every entry): (c, n_x, n_train), or (q, n_x, n_train) with weights."""
+        z, _ = self._check_coalitions(coalitions)
+        out = None
+        for game, c in zip(self.games, self.scales):
+            M = c * game.coefficient_matrices(z, weights)
+            out = M if out is None else out + M
+        if self.folded != 0.0:
+            W = np.ones(len(z)) if weights is None else np.asarray(weights, dtype=float).sum(axis=0)
+            if weights is None:
+                out = out + self.folded
+            else:
+                out = out + self.folded * W[:, None, None]
+        return out
+
+    def grouped(self, groups, names=None):
+        return SumOfProductGames.grouped(self, groups, names)
+
+
+def linear_interventional_game(expansion, background, X, player_names, meta=None):
+    """The interventional game of a linear-kernel expansion in closed form, as a product game.
+
+    With k(x, x') = x . x' the model is f(x) = w . x + b, w = sum_i alpha_i x_i,
+    and its interventional game is additive:
+    v(S) = b + sum_{j in S} w_j x_j + sum_{j not in S} w_j mean_b b_j. That is
+    a :class:`~kernelxai.games.ProductGame` with d + 1 terms -- term j has
+    factor w_j x_j (present) / w_j mean_b b_j (absent) on feature j and 1
+    elsewhere, the last term is the intercept -- so ``"product"`` and
+    ``"exact"`` are both exact and phi_j = w_j (x_j - mean_b b_j).
+    """
+    n, d = X.shape
+    w = expansion.X_train.T @ expansion.alpha
+    a = np.ones((n, d + 1, d))
+    c = np.ones((1, d + 1, d))
+    idx = np.arange(d)
+    a[:, idx, idx] = X * w
+    c[0, idx, idx] = background.mean(axis=0) * w
+    weights = np.concatenate([np.ones(d), [expansion.intercept]])[None, :]
+    return ProductGame(a, c, weights, n_instances=n, player_names=player_names, data=X, meta=meta)
+
 
 
 class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
@@ -318,10 +414,19 @@ class Interventional(ValueFunction, EmbeddingValueFunction):
 
     Notes
     -----
-    Non-product kernels (e.g. :class:`~kernelxai.kernels.Matern`) have no
+    A :class:`~kernelxai.kernels.SumKernel` (sums of product kernels, e.g. a
+    Gaussian process with ``C1 * RBF + C2 * RBF``) gives the sum of the
+    interventional games of its product-kernel summands
+    (:class:`~kernelxai.games.SumOfProductGames`): exact on ``"product"`` and
+    ``"exact"``. The :class:`~kernelxai.kernels.Linear` kernel gives the
+    additive game of the linear model in closed form (a product game with
+    d + 1 terms).
+
+    Other non-product kernels (e.g. :class:`~kernelxai.kernels.Matern`,
+    scikit-learn's ``"poly"`` or ``RationalQuadratic``) have no
     mean-embedding factorisation; their interventional game is evaluated by
     calling the model on the synthetic points (x_S, b_{S^c}) -- the same game,
-    at the model-agnostic cost.
+    at the model-agnostic cost (``meta["route"] == "model calls"``).
 
     ``kx.explain(method="auto")`` asks the estimators for their cost: for
     product kernels, ``"exact"`` (tabulating all coalitions through the mean
@@ -354,6 +459,20 @@ class Interventional(ValueFunction, EmbeddingValueFunction):
         if self.is_product:
             return InterventionalGame(self.model, self.background, X, names,
                                       max_elements=self.max_elements, progress=self.progress)
+        kernel = self.model.kernel
+        meta = {"value_function": "interventional", "kernel": repr(kernel),
+                "n_background": len(self.background), "n_train": len(self.model.X_train)}
+        if getattr(kernel, "is_sum_of_products", False):
+            parts, scales, folded = split_sum_expansion(self.model, fold_constants=True,
+                                                        return_scales=True)
+            games = [InterventionalGame(part, self.background, X, names, max_elements=self.max_elements,
+                                        progress=self.progress)
+                     for part in parts]
+            meta["route"] = "sum of product games (kernel mean embeddings of each product kernel)"
+            return SumOfKernelGames(games, scales, folded, player_names=names, data=X, meta=meta)
+        if isinstance(kernel, Linear):
+            meta["route"] = "closed form (linear model: additive game, phi_j = w_j (x_j - mean_b b_j))"
+            return linear_interventional_game(self.model, self.background, X, names, meta)
         return MarginalGame(self.model.predict, X, self.background, names, progress=self.progress,
                             point_flops=flops_per_point(self.model, X.shape[1]),
                             meta={"value_function": "interventional", "kernel": repr(self.model.kernel),

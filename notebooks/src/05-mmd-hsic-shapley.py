@@ -96,7 +96,7 @@ pd.DataFrame(check)
 # %%
 routes = {}
 for method in ("exact", "stable", "newton", "quadrature"):
-    routes[method] = kx.explain_mmd(X, Z, method=method, n_permutations=0).values[0]
+    routes[method] = kx.explain_mmd(X, Z, method=method, n_permutations=0).values
 route_error = max(np.abs(v - routes["exact"]).max() for v in routes.values())
 biased = kx.explain_mmd(X, Z, unbiased=False, n_permutations=0)
 print(f"max difference between routes: {route_error:.1e}; biased (V-statistic) MMD^2 = "
@@ -104,7 +104,7 @@ print(f"max difference between routes: {route_error:.1e}; biased (V-statistic) M
 results["mmd"] = {"statistic": mmd.meta["statistic"], "sum_phi": mmd.values.sum(),
                   "efficiency_error": abs(mmd.values.sum() - mmd.meta["statistic"]),
                   "biased_efficiency_error": abs(biased.values.sum() - biased.meta["statistic"]),
-                  "p_value": mmd.meta["p_value"], "phi": mmd.values[0], "route_error": route_error}
+                  "p_value": mmd.meta["p_value"], "phi": mmd.values, "route_error": route_error}
 
 # %% [markdown]
 # ## Which features does the target depend on?
@@ -120,8 +120,8 @@ print(f"HSIC = {hsic.meta['statistic']:.5f} (p = {hsic.meta['p_value']:.3f}); su
 
 # %% tags=["headline"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-kx.plots.bar(mmd[0], ax=axes[0], title=f"MMD$^2_u$ = {mmd.meta['statistic']:.4f} split over features")
-kx.plots.bar(hsic[0], ax=axes[1], title=f"HSIC(diabetes, progression) = {hsic.meta['statistic']:.4f}")
+kx.plots.bar(mmd, ax=axes[0], title=f"MMD$^2_u$ = {mmd.meta['statistic']:.4f} split over features")
+kx.plots.bar(hsic, ax=axes[1], title=f"HSIC(diabetes, progression) = {hsic.meta['statistic']:.4f}")
 plt.tight_layout();
 
 # %% [markdown]
@@ -140,7 +140,7 @@ Xw = pd.DataFrame(StandardScaler().fit_transform(Xw), columns=Xw.columns)
 hsic_wine = kx.explain_hsic(Xw, yw, n_permutations=n_permutations, seed=rng)
 print(f"target kernel: {hsic_wine.meta['kernel_y']}; HSIC = {hsic_wine.meta['statistic']:.4f} "
       f"(p = {hsic_wine.meta['p_value']:.3f}); sum phi = {hsic_wine.values.sum():.4f}")
-kx.plots.bar(hsic_wine[0], title="HSIC(wine measurements, cultivar)");
+kx.plots.bar(hsic_wine, title="HSIC(wine measurements, cultivar)");
 
 # %% [markdown]
 # ### Two multivariate sides (PKeX App. G)
@@ -162,7 +162,7 @@ table.round(5)
 results["hsic"] = {"statistic": hsic.meta["statistic"], "sum_phi": hsic.values.sum(),
                    "efficiency_error": abs(hsic.values.sum() - hsic.meta["statistic"]),
                    "p_value": hsic.meta["p_value"],
-                   "top_features": [hsic.feature_names[j] for j in np.argsort(-hsic.values[0])[:3]],
+                   "top_features": [hsic.feature_names[j] for j in np.argsort(-hsic.values)[:3]],
                    "wine_efficiency_error": abs(hsic_wine.values.sum() - hsic_wine.meta["statistic"]),
                    "two_sided_efficiency_error": float(np.abs(both.values.sum(1) - both.meta["statistic"]).max())}
 
@@ -183,7 +183,7 @@ def mmd_at(scale):
 
 
 def show(expl, scale):
-    kx.plots.bar(expl[0], title=f"bandwidth x {scale}: MMD^2_u = {expl.meta['statistic']:.4f}, "
+    kx.plots.bar(expl, title=f"bandwidth x {scale}: MMD^2_u = {expl.meta['statistic']:.4f}, "
                                 f"p = {expl.meta['p_value']:.2f}")
 
 
@@ -211,21 +211,21 @@ def mmd_shifted(delta):
 
 
 def show_shift(expl, delta):
-    kx.plots.bar(expl[0], title=f"{shift_feature} shifted by {delta} sd: "
+    kx.plots.bar(expl, title=f"{shift_feature} shifted by {delta} sd: "
                                 f"MMD^2_u = {expl.meta['statistic']:.4f}, p = {expl.meta['p_value']:.2f}")
 
 
 shift_explorer = kx.widgets.ParameterExplorer(mmd_shifted, show_shift, f"shift of {shift_feature} (sd)",
                                               [0.0, 0.1, 0.25, 0.5, 1.0], value=0.0)
 j = names.index(shift_feature)
-results["mean_shift"] = {f"{delta}": {"phi_shifted": shift_explorer.result(delta).values[0, j],
-                                      "top_feature": names[int(np.argmax(shift_explorer.result(delta).values[0]))]}
+results["mean_shift"] = {f"{delta}": {"phi_shifted": shift_explorer.result(delta).values[j],
+                                      "top_feature": names[int(np.argmax(shift_explorer.result(delta).values))]}
                          for delta in (0.0, 1.0)}
 shift_explorer
 
 # %%
 summary = (f"sum phi = MMD^2_u to {results['mmd']['efficiency_error']:.1e}, = HSIC to "
            f"{results['hsic']['efficiency_error']:.1e}; differing features phi > 0 "
-           f"({np.sum(mmd.values[0][3:] > 0)}/3), diabetes HSIC top: {', '.join(results['hsic']['top_features'])}")
+           f"({np.sum(mmd.values[3:] > 0)}/3), diabetes HSIC top: {', '.join(results['hsic']['top_features'])}")
 kx.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -60,7 +60,7 @@ def run(n_rep, **design):
     for _ in range(n_rep):
         X, Z = pkex.two_sample(n=n_samples, m=n_samples, d_same=10, d_diff=10, seed=rng, **design)
         e = kx.explain_mmd(X, Z, n_permutations=n_permutations, seed=rng)
-        phis.append(e.values[0])
+        phis.append(e.values)
         stats.append(e.meta["statistic"])
         pvals.append(e.meta["p_value"])
         errors.append(abs(e.values.sum() - e.meta["statistic"]))
@@ -161,19 +161,19 @@ pd.Series(summary_matched)
 # %%
 group_a, group_b = pkex.diabetes_by_sex()
 diabetes = kx.explain_mmd(group_a, group_b, n_permutations=max(200, n_permutations), seed=rng)
-order = np.argsort(-diabetes.values[0])
+order = np.argsort(-diabetes.values)
 ranking = [diabetes.feature_names[j] for j in order]
 print(f"MMD^2_u = {diabetes.meta['statistic']:.4f} (p = {diabetes.meta['p_value']:.3f}); sizes "
       f"{len(group_a)} / {len(group_b)}")
-print("ranking:", ", ".join(f"{n} ({diabetes.values[0][j]:+.4f})" for n, j in zip(ranking, order)))
-results["diabetes"] = {"phi": dict(zip(diabetes.feature_names, diabetes.values[0])), "ranking": ranking,
+print("ranking:", ", ".join(f"{n} ({diabetes.values[j]:+.4f})" for n, j in zip(ranking, order)))
+results["diabetes"] = {"phi": dict(zip(diabetes.feature_names, diabetes.values)), "ranking": ranking,
                        "statistic": diabetes.meta["statistic"], "p_value": diabetes.meta["p_value"],
                        "efficiency_error": abs(diabetes.values.sum() - diabetes.meta["statistic"])}
 
 fig, axes = plt.subplots(2, 5, figsize=(13, 5))
 for ax, name in zip(axes.ravel(), list(group_a.columns) + [None]):
     if name is None:
-        kx.plots.bar(diabetes[0], ax=ax, title="Shapley values")
+        kx.plots.bar(diabetes, ax=ax, title="Shapley values")
         continue
     ax.hist(group_a[name], bins=25, alpha=0.5, density=True, label="sex code 1")
     ax.hist(group_b[name], bins=25, alpha=0.5, density=True, label="sex code 2")

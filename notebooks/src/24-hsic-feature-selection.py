@@ -113,7 +113,7 @@ overview
 # %%
 def rank_pkex(X, y, task):
     e = kx.explain_hsic(X, y.astype(int) if task == "classification" else y.astype(float), n_permutations=0)
-    return e.values[0]
+    return e.values
 
 
 def rank_mi(X, y, task):
