@@ -195,6 +195,9 @@ class BackgroundSummary:
         The kernel the MMDs (and herding) use.
     n_sample : int
         Rows of the full sample.
+    meta : dict
+        For herding, ``rows``: the positions in X of the chosen rows, in the
+        order they were chosen.
     """
 
     points: object

@@ -27,7 +27,7 @@ from ._linalg import cholesky_jitter
 from ._validation import (as_real_array, check_matrix, default_feature_names, feature_names_in,
                           feature_names_of)
 from ._config import working_elements
-from .kernels import RBF, Kernel, Laplace, Matern, median_heuristic
+from .kernels import RBF, Kernel, median_heuristic
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -448,10 +448,12 @@ def _newton_logistic(K, t, lam, max_iter, tol):
 # --------------------------------------------------------------------------- #
 SUPPORTED_MODELS = (
     "kernelxai.models.KernelExpansion; fitted kernelxai.models.KernelRidge / "
-    "KernelLogisticRegression; fitted sklearn.kernel_ridge.KernelRidge (kernel 'rbf' or "
-    "'laplacian'); sklearn.svm.SVR and binary SVC (kernel 'rbf'); "
-    "sklearn.gaussian_process.GaussianProcessRegressor (kernel RBF or Matern(nu in 0.5, 1.5, 2.5), "
-    "optionally times a ConstantKernel, optionally plus a WhiteKernel); a sklearn Pipeline of "
+    "KernelLogisticRegression; fitted sklearn.kernel_ridge.KernelRidge (any kernel but "
+    "'precomputed': 'rbf'/'laplacian' as product kernels, 'linear' in closed form, the others "
+    "exactly through model calls); sklearn.svm.SVR and SVC (kernel 'rbf'; multi-class through "
+    "kx.explain(output=...)); sklearn.gaussian_process.GaussianProcessRegressor (any kernel: "
+    "sums and products of RBF/ConstantKernel stay product games, WhiteKernel drops out, Matern "
+    "of any nu, the others exactly through model calls); a sklearn Pipeline of "
     "StandardScaler / MinMaxScaler / MaxAbsScaler / RobustScaler (or a ColumnTransformer of these) "
     "followed by one of these"
 )
@@ -465,16 +467,19 @@ def as_expansion(model):
     * a KernelExpansion (returned as is);
     * fitted :class:`KernelRidge` / :class:`KernelLogisticRegression` (the
       logit) of kernelxai;
-    * ``sklearn.kernel_ridge.KernelRidge`` with kernel ``"rbf"``
-      (exp(-gamma ||x - x'||^2) = RBF with lengthscale 1/sqrt(2 gamma)) or
+    * ``sklearn.kernel_ridge.KernelRidge``: kernel ``"rbf"``
+      (exp(-gamma ||x - x'||^2) = RBF with lengthscale 1/sqrt(2 gamma)),
       ``"laplacian"`` (exp(-gamma ||x - x'||_1) = Laplace with lengthscale
-      1/gamma), single output;
+      1/gamma), ``"linear"`` (closed form), any other string or callable
+      (the exact kernel, explained through model calls), single output
+      (several outputs: ``kx.explain(..., output=...)``);
     * ``sklearn.svm.SVR`` and binary ``sklearn.svm.SVC`` with kernel ``"rbf"``
       (the decision function sum_i dual_coef_i k(x, sv_i) + intercept_);
     * ``sklearn.gaussian_process.GaussianProcessRegressor``: the posterior
-      mean, with fitted kernel RBF or Matern (nu 0.5, 1.5, 2.5), optionally
-      times a ConstantKernel and plus a WhiteKernel (which does not enter the
-      mean at new points); ``normalize_y`` is undone exactly;
+      mean with any fitted kernel (:mod:`kernelxai.sklearn_kernels`): sums and
+      products of RBF / ConstantKernel stay product kernels or sums of them,
+      a WhiteKernel does not enter the mean at new points, Matern of any nu,
+      the rest exactly; ``normalize_y`` is undone exactly;
     * a ``sklearn.pipeline.Pipeline`` of per-feature affine preprocessing
       (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``,
       a ``ColumnTransformer`` of these with passthrough or drop) followed by

@@ -123,7 +123,7 @@ def test_default_background_helper():
 # --------------------------------------------------------------------------- #
 def _clustered(seed=1):
     rng = np.random.default_rng(seed)
-    centres, sizes = [(0.0, 600), (3.0, 300), (-3.0, 100)], []
+    centres = [(0.0, 600), (3.0, 300), (-3.0, 100)]
     X = np.vstack([rng.normal(c, 0.3, size=(k, 4)) for c, k in centres])
     return X
 

@@ -116,7 +116,7 @@ def test_matern_gram_is_symmetric_psd_with_unit_diagonal(X, nu):
 # ---------------------------------------------------------------- bad input
 def test_bad_kernel_input():
     with pytest.raises(ValueError, match="nu"):
-        Matern(1.0, nu=1.0)
+        Matern(1.0, nu=0.0)
     with pytest.raises(ValueError, match="positive"):
         RBF(-1.0)
     with pytest.raises(ValueError, match="positive"):

@@ -220,12 +220,9 @@ class ValueFunction:
 
     def _check_inputs(self, X):
         model = getattr(self, "model", None)
-        model_names = feature_names_in(model)
-        if model_names is not None:
-            check_feature_names(X, model_names, "X")
-        else:
-            check_feature_names(X, getattr(self, "background_names", None), "X",
-                                reference="the background has")
+        reference = ("the model was fitted with" if feature_names_in(model) is not None
+                     else "the background has")
+        check_feature_names(X, self.expected_feature_names(), "X", reference=reference)
         X_train = getattr(model, "X_train", None)
         if X_train is not None and not getattr(model, "holds_training_inputs", True):
             for attr in ("background", "data"):

@@ -39,7 +39,7 @@ from .._linalg import cholesky_jitter
 from .._threads import single_threaded_blas
 from .._validation import check_choice, check_matrix, check_positive_int, check_rng
 from ..games import Game, LinearInCoefficients
-from ..kernels import CoalitionGrams, Matern, ProductKernel
+from ..kernels import CoalitionGrams, Matern, ProductKernel, SumKernel
 from ..models import as_expansion
 from .agnostic import _budget, check_background, check_points
 from .base import EmbeddingValueFunction, ValueFunction, distinct_coalition_weights, register
@@ -419,9 +419,10 @@ class Observational(ValueFunction, EmbeddingValueFunction):
         if form == "product" and not kernel.is_product:
             raise ValueError(f"form='product' (RKHS-SHAP Prop. 3) needs a product kernel; the model's "
                              f"kernel is {kernel!r}. Use form='regression' (App. C) or 'auto'")
-        if not isinstance(kernel, (ProductKernel, Matern)):
+        if not isinstance(kernel, (ProductKernel, Matern, SumKernel)):
             raise TypeError(f"observational values need K_S for coalitions S: supported kernels are "
-                            f"product kernels and Matern; got {kernel!r}")
+                            f"product kernels, sums of them and Matern; got {kernel!r}. Use "
+                            "value='interventional' (exact through model calls for any kernel)")
         self.form = form
         self.landmarks = self._landmarks(landmarks, landmark_seed)
         self.max_elements = None if max_elements is None else _budget(max_elements)
