@@ -22,6 +22,7 @@ from . import discrepancy  # noqa: F401
 from .discrepancy import explain_hsic, explain_mmd
 from .reporting import save_results
 from . import functionals, regularised  # noqa: F401  (Shapley functionals, RKHS-SHAP §3.1, §4)
+from . import background  # noqa: F401  (kx.background: subsample, summarize, mmd)
 
 #: submodules imported on first use (they pull in matplotlib / ipywidgets)
 _LAZY = ("plots", "widgets", "datasets")
@@ -61,6 +62,7 @@ __all__ = [
     "set_config",
     "estimators",
     "regularised",
+    "background",
     "save_results",
     "games",
     "kernels",

@@ -52,7 +52,7 @@ from .games import HasUnitGames, LinearInCoefficients, all_coalitions
 from .models import as_expansion
 from .product import gauss_legendre_01, leave_one_out_product, product_shapley, shapley_weights_exact
 from .values import base as _values
-from .values.base import EmbeddingValueFunction
+from .values.base import EmbeddingValueFunction, default_background
 from .values.interventional import Interventional
 from .values.observational import Observational
 
@@ -568,8 +568,8 @@ def cme_gamma_norms(model, background=None, eta=1e-3):
     from .values.observational import CME_ADVICE, CME_SYSTEM
 
     expansion = as_expansion(model)
-    B = expansion.X_train if background is None else check_matrix(
-        background, "background", n_features=expansion.n_features)
+    B = check_matrix(default_background(expansion, background), "background",
+                     n_features=expansion.n_features)
     if isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not eta > 0:
         raise ValueError(f"eta must be a positive number; got {eta!r}")
     d, m = expansion.n_features, len(B)

@@ -24,9 +24,9 @@ from sklearn.utils.validation import check_is_fitted
 from ._threads import single_threaded_blas
 
 from ._linalg import cholesky_jitter
-from ._validation import (as_real_array, check_matrix, default_feature_names, feature_names_in,
-                          feature_names_of)
 from ._config import working_elements
+from ._validation import (as_real_array, check_feature_names, check_matrix, default_feature_names,
+                          feature_names_in, feature_names_of)
 from .kernels import RBF, Kernel, median_heuristic
 
 try:  # scikit-learn >= 1.6
@@ -117,7 +117,8 @@ class KernelExpansion:
         return self.X_train.shape[1]
 
     def check_X(self, X, name="X"):
-        """Validate points to evaluate or explain against the model's feature count."""
+        """Validate points against the model's feature count and, for a DataFrame, its feature names."""
+        check_feature_names(X, feature_names_in(self), name)
         return check_matrix(X, name, n_features=self.n_features, allow_1d=True)
 
     def predict(self, X, max_elements=None):
@@ -175,8 +176,9 @@ def _min_samples(X, name):
 
 
 def _names(estimator, d):
+    """The estimator's real feature names (from a DataFrame at fit time), else None (x0, x1, ...)."""
     names = getattr(estimator, "feature_names_in_", None)
-    return [str(c) for c in names] if names is not None else [f"x{j}" for j in range(d)]
+    return [str(c) for c in names] if names is not None else None
 
 
 # --------------------------------------------------------------------------- #

@@ -25,12 +25,14 @@ from tqdm.auto import tqdm
 
 from .._config import progress_enabled, working_elements
 from .._threads import single_threaded_blas
+from .._validation import feature_names_in
 from ..games import (GroupedGame, HasUnitGames, LinearInCoefficients, ProductGame, SumOfProductGames,
                      _GroupedProductGame, coalitions_to_bitmasks)
 from ..kernels import Constant, Linear
 from ..models import KernelExpansion, as_expansion
 from .agnostic import MarginalGame, _budget, check_background, check_points, flops_per_point
-from .base import EmbeddingValueFunction, ValueFunction, distinct_coalition_weights, register
+from .base import (EmbeddingValueFunction, ValueFunction, default_background, distinct_coalition_weights,
+                   register)
 
 __all__ = ["Interventional", "InterventionalGame", "SumOfKernelGames", "split_sum_expansion",
            "linear_interventional_game"]
@@ -85,7 +87,9 @@ def split_sum_expansion(expansion, fold_constants=False, return_scales=False):
     constant = folded * float(alpha.sum())
     expansions = [KernelExpansion(expansion.X_train, w * alpha, k,
                                   (expansion.intercept + constant) if r == 0 else 0.0,
-                                  feature_names=expansion.feature_names)
+                                  feature_names=feature_names_in(expansion),
+                                  holds_training_inputs=expansion.holds_training_inputs,
+                                  source=expansion.source)
                   for r, (w, k) in enumerate(parts)]
     if return_scales:
         return expansions, [w for w, _ in parts], folded
@@ -444,8 +448,9 @@ class Interventional(ValueFunction, EmbeddingValueFunction):
     def __init__(self, model, background=None, *, groups=None, group_names=None,
                  max_elements=None, progress=False):
         self.model = as_expansion(model)
-        bg = self.model.X_train if background is None else background
-        self.background = check_background(bg, self.model.n_features)
+        bg = default_background(self.model, background)
+        self.background = check_background(bg, self.model.n_features,
+                                           feature_names=feature_names_in(self.model))
         self.max_elements = None if max_elements is None else _budget(max_elements)
         self.progress = bool(progress)
         self._set_groups(groups, group_names)

@@ -37,12 +37,13 @@ from tqdm.auto import tqdm
 from .._config import progress_enabled, working_elements
 from .._linalg import cholesky_jitter
 from .._threads import single_threaded_blas
-from .._validation import check_choice, check_matrix, check_positive_int, check_rng
+from .._validation import check_choice, check_matrix, check_positive_int, check_rng, feature_names_in
 from ..games import Game, LinearInCoefficients
 from ..kernels import CoalitionGrams, Matern, ProductKernel, SumKernel
 from ..models import as_expansion
 from .agnostic import _budget, check_background, check_points
-from .base import EmbeddingValueFunction, ValueFunction, distinct_coalition_weights, register
+from .base import (EmbeddingValueFunction, ValueFunction, default_background, distinct_coalition_weights,
+                   register)
 
 __all__ = ["Observational", "ObservationalGame"]
 
@@ -406,8 +407,9 @@ class Observational(ValueFunction, EmbeddingValueFunction):
                  landmark_seed=0, groups=None, group_names=None, max_elements=None,
                  progress=False):
         self.model = as_expansion(model)
-        bg = self.model.X_train if background is None else background
-        self.background = check_background(bg, self.model.n_features)
+        bg = default_background(self.model, background)
+        self.background = check_background(bg, self.model.n_features,
+                                           feature_names=feature_names_in(self.model))
         if isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not np.isfinite(eta) or eta <= 0:
             raise ValueError(f"eta (the CME regularisation, K_S + m eta I) must be a positive number; "
                              f"got {eta!r}")

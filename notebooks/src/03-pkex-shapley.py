@@ -205,7 +205,8 @@ reference_table
 
 # %%
 start = time.perf_counter()
-interventional = kx.explain(model, X_explain, value="interventional", method="product")
+# an SVR keeps only its support vectors, so the background is passed explicitly: the training set
+interventional = kx.explain(model, X_explain, value="interventional", method="product", background=X)
 seconds_int = time.perf_counter() - start
 fb = explanations["quadrature"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 4))
@@ -246,7 +247,7 @@ plt.title("PKeX-Shapley (functional baseline), diabetes SVR, exact");
 # Pick a patient, a value function and an estimator; results are cached.
 
 # %%
-explorer = kx.widgets.explore(model, X_explain.iloc[:min(20, n_explain)],
+explorer = kx.widgets.explore(model, X_explain.iloc[:min(20, n_explain)], background=X,
                               values=("functional_baseline", "interventional"),
                               methods=("product", "stable", "newton", "exact", "kernel"), budget=200,
                               seed=seed)
