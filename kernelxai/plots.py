@@ -5,7 +5,8 @@ Every function takes an :class:`~kernelxai.Explanation` -- or a
 values, data, feature names, bounds) -- draws on ``ax`` (a new figure when
 None) and returns the Axes. Plots know nothing about models,
 kernels or value functions. An Explanation with an output axis (multi-class,
-multi-output) is drawn one output at a time: pick it first, ``e[..., "a"]``.
+multi-output) is drawn one output at a time: pass ``output="a"`` (a name or a
+position) to any plot, or pick it first, ``e[..., "a"]``.
 
 matplotlib.pyplot (and seaborn) are imported only when a figure is drawn, so
 importing this module is cheap and leaves the matplotlib backend alone.
@@ -23,7 +24,8 @@ POSITIVE = "#d6604d"
 NEGATIVE = "#4393c3"
 
 
-def _check(expl):
+def _check(expl, output=None):
+    """Our Explanation (a shap.Explanation is converted), reduced to one output if it has several."""
     if not isinstance(expl, Explanation):
         if not (hasattr(expl, "values") and hasattr(expl, "base_values")):
             raise TypeError(
@@ -33,9 +35,16 @@ def _check(expl):
         expl = Explanation.from_shap(expl)
     if expl.has_outputs:
         names = list(expl.output_names)
-        raise ValueError(
-            f"this Explanation has {len(names)} outputs {names}; pick one with e[..., {names[0]!r}]"
-        )
+        if output is None:
+            raise ValueError(
+                f"this Explanation has {len(names)} outputs {names}; pick one with e[..., {names[0]!r}] "
+                f"(or output={names[0]!r})"
+            )
+        if isinstance(output, str) and output not in names:
+            raise ValueError(f"unknown output {output!r}; outputs are {names}")
+        expl = expl[..., output]
+    elif output is not None:
+        raise ValueError(f"output={output!r} given, but this Explanation has a single output")
     return expl
 
 
@@ -63,7 +72,7 @@ def _other_label(n_hidden):
     return f"{n_hidden} other feature{'s' if n_hidden > 1 else ''}"
 
 
-def bar(expl, *, ax=None, max_display=12, title=None):
+def bar(expl, *, ax=None, max_display=12, title=None, output=None):
     """Bar chart of attributions.
 
     Parameters
@@ -85,7 +94,7 @@ def bar(expl, *, ax=None, max_display=12, title=None):
     -------
     matplotlib Axes
     """
-    expl = _check(expl)
+    expl = _check(expl, output)
     max_display = _check_max_display(max_display)
     values = expl.values
     if values.ndim not in (1, 2):
@@ -123,7 +132,7 @@ def bar(expl, *, ax=None, max_display=12, title=None):
     return ax
 
 
-def waterfall(expl, *, ax=None, max_display=10, title=None):
+def waterfall(expl, *, ax=None, max_display=10, title=None, output=None):
     """Waterfall of one instance: from the base value to the explained output.
 
     Parameters
@@ -146,7 +155,7 @@ def waterfall(expl, *, ax=None, max_display=10, title=None):
     whisker when the Explanation has bounds -- and the x-limits are widened
     until every label lies inside the axes, clear of the tick labels.
     """
-    expl = _check(expl)
+    expl = _check(expl, output)
     max_display = _check_max_display(max_display)
     if expl.values.ndim != 1:
         raise ValueError("waterfall shows one instance; index the Explanation first, e.g. expl[0]")
@@ -243,7 +252,7 @@ def _fit_texts(ax, texts, rounds=8):
         ax.set_xlim(min(a, need_a), max(b, need_b))
 
 
-def beeswarm(expl, *, ax=None, max_display=12, title=None, cmap="coolwarm", seed=0):
+def beeswarm(expl, *, ax=None, max_display=12, title=None, cmap="coolwarm", seed=0, output=None):
     """Beeswarm of many instances: one row per feature, colour = feature value.
 
     Parameters
@@ -265,7 +274,7 @@ def beeswarm(expl, *, ax=None, max_display=12, title=None, cmap="coolwarm", seed
     -------
     matplotlib Axes
     """
-    expl = _check(expl)
+    expl = _check(expl, output)
     max_display = _check_max_display(max_display)
     if expl.values.ndim != 2:
         raise ValueError("beeswarm needs many instances (2-D values)")
@@ -319,9 +328,9 @@ def _swarm_offsets(phi, rng, width=0.35):
     return rng.uniform(-1, 1, len(phi)) * spread
 
 
-def dependence(expl, feature, *, ax=None, color_by=None, title=None):
+def dependence(expl, feature, *, ax=None, color_by=None, title=None, output=None):
     """Shapley value of ``feature`` against its value, one point per instance."""
-    expl = _check(expl)
+    expl = _check(expl, output)
     if expl.values.ndim != 2 or expl.data is None:
         raise ValueError("dependence needs many instances with their data")
     j = expl.feature_names.index(feature) if isinstance(feature, str) else int(feature)
@@ -346,11 +355,11 @@ def dependence(expl, feature, *, ax=None, color_by=None, title=None):
     return ax
 
 
-def kde(expl, features=None, *, ax=None, title=None, label=None):
+def kde(expl, features=None, *, ax=None, title=None, label=None, output=None):
     """Kernel density of the attributions of selected features across instances."""
     import seaborn as sns
 
-    expl = _check(expl)
+    expl = _check(expl, output)
     if expl.values.ndim != 2:
         raise ValueError("kde needs many instances (2-D values)")
     ax = _axes(ax, (6, 4))

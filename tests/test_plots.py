@@ -153,3 +153,11 @@ def test_plots_ask_to_pick_one_output():
     assert len(ax.collections) == 2
     ax = kx.plots.waterfall(expl[0, :, "c"])
     assert len(ax.patches) == 2
+    # or pass output= to any plot
+    ax = kx.plots.beeswarm(expl, output="b")
+    assert len(ax.collections) == 2
+    assert len(kx.plots.waterfall(expl[0], output=2).patches) == 2
+    with pytest.raises(ValueError, match="unknown output 'z'"):
+        kx.plots.bar(expl, output="z")
+    with pytest.raises(ValueError, match="single output"):
+        kx.plots.bar(expl[..., "a"], output="a")
