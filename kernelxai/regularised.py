@@ -49,7 +49,7 @@ from scipy.special import expit, log_expit
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import as_real_array, check_choice, check_positive_int
+from ._validation import as_real_array, check_choice, check_positive_int, default_feature_names
 from .functionals import resolve_features, shapley_representers
 from .models import (KernelExpansion, KernelLogisticRegression, KernelRidge, _names,
                      _validate_data)
@@ -230,7 +230,7 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
         checked = [_check_lam_shapley(e.lam_shapley) for e in estimators]
         base = estimators[0]
         X_arr, y_arr = _validate_data(base, X, y, y_numeric=True)
-        names = _names(base, X_arr.shape[1])
+        names = _names(base, X_arr.shape[1]) or default_feature_names(X_arr.shape[1])
         value, eta, feats = self._check_params(names, max(checked))
         KernelRidge.fit(base, X, y)                       # kernel_, lam_ (CV), validation
         X, y = base.X_fit_, as_real_array(y_arr, "y")
@@ -312,7 +312,7 @@ class ShapleyRegularisedKernelLogisticRegression(_ShapleyPenaltyMixin, KernelLog
     def fit(self, X, y):
         ls = _check_lam_shapley(self.lam_shapley)
         X_arr, y_arr = _validate_data(self, X, y)
-        names = _names(self, X_arr.shape[1])
+        names = _names(self, X_arr.shape[1]) or default_feature_names(X_arr.shape[1])
         value, eta, feats = self._check_params(names, ls)
         KernelLogisticRegression.fit(self, X, y)          # classes_ (binary check), lam_, warm start
         X = self.X_fit_

@@ -30,11 +30,11 @@ paper = False            # no paper experiment here
 seed = 0
 results_path = "../build/results/08-your-model.json"
 # points explained per model
-n_explain = kx.reporting.default(20, smoke=4, minimum=1)
+n_explain = kx.reporting.default(10, smoke=4, minimum=1)
 # background rows (the same for the route and the brute force)
-n_background = kx.reporting.default(50, smoke=20, minimum=2)
+n_background = kx.reporting.default(40, smoke=20, minimum=2)
 # training rows of the Gaussian process (its fit is cubic in this)
-n_gp_train = kx.reporting.default(300, smoke=120, minimum=20)
+n_gp_train = kx.reporting.default(250, smoke=120, minimum=20)
 
 # %%
 import copy
@@ -218,9 +218,21 @@ for ax, (title, e) in zip(axes, (("decision function (exact)", e_dec), ("log-odd
 fig.tight_layout()
 
 # %% [markdown]
-# The three rankings agree at the top but not everywhere: the probability saturates
-# near 0 and 1, so points the classifier is sure about get small probability
-# attributions whatever their decision values.
+# The log-odds ranking is the decision function's (one is a positive multiple of the
+# other). The probability saturates near 0 and 1, so a point the classifier is sure
+# about gets small probability attributions however large its decision values; its
+# ranking can differ:
+
+# %%
+def ranking(e):
+    return [str(e.feature_names[j]) for j in np.argsort(-np.abs(e.values).mean(0))]
+
+
+rankings = {out: ranking(e) for out, e in (("decision", e_dec), ("log_odds", e_lo),
+                                           ("probability", e_pr))}
+for out, order in rankings.items():
+    print(f"{out:12s} top 3: {order[:3]}")
+results["breast_cancer_top3"] = {out: order[:3] for out, order in rankings.items()}
 
 # %% [markdown]
 # ## 3 · Multi-class: iris
@@ -317,54 +329,60 @@ table
 # %% [markdown]
 # ## Explore
 #
-# Pick a model, an output and a value function. The interventional explanations above
-# are cached; the other value functions are computed on first use (on the first few
-# points): `observational` (conditional mean embeddings) and `functional_baseline`
-# (PKeX) need a kernel expansion, so they are refused for outputs that go through model
-# calls, and `marginal` always goes through model calls. A refused combination shows
-# the library's message.
+# Pick a model with one of its outputs, a value function and, for iris, which of the
+# three outputs (pairs of classes or classes) to draw. The interventional
+# explanations above are cached; the others are computed on first use, on the first
+# few points: `observational` (conditional mean embeddings) and `functional_baseline`
+# (PKeX, no background) need a kernel expansion, so they are refused for
+# probabilities, which go through model calls; `marginal` is the interventional game
+# computed through model calls for every model (slower: it calls the model on
+# $2^p \times m$ hybrid points per point, so it uses only `n_widget` points). A refused
+# combination shows the library's message.
 
 # %%
-models = {"diabetes: scaled SVR": (svr, X_d, bg_d, {}),
-          "diabetes: GP composite kernel": (gp, X_d, bg_d, {}),
-          "breast cancer: SVC": (calibrated, X_b, bg_b, grouped),
-          "iris: SVC": (svc3, X_i, bg_i, {})}
-outputs_of = {"diabetes: scaled SVR": ["prediction"], "diabetes: GP composite kernel": ["prediction"],
-              "breast cancer: SVC": ["decision", "log_odds", "probability"],
-              "iris: SVC": ["ovo", "probability"]}
+n_widget = min(4, n_explain)
+cases = {  # label -> (fitted model, output, points, background, extra options, cached key)
+    "diabetes: scaled SVR": (svr, None, X_d, bg_d, {}, ("diabetes: scaled SVR", "prediction")),
+    "diabetes: GP composite kernel": (gp, None, X_d, bg_d, {},
+                                      ("diabetes: GP composite kernel", "prediction")),
+    "breast cancer: SVC, decision": (svc, "decision", X_b, bg_b, grouped,
+                                     ("breast cancer: SVC", "decision")),
+    "breast cancer: calibrated SVC, log-odds": (calibrated, "log_odds", X_b, bg_b, grouped,
+                                                ("breast cancer: SVC", "log_odds")),
+    "breast cancer: calibrated SVC, probability": (calibrated, "probability", X_b, bg_b, grouped,
+                                                   ("breast cancer: SVC", "probability")),
+    "iris: SVC, pairwise decisions (ovo)": (svc3, "ovo", X_i, bg_i, {}, ("iris: SVC", "ovo")),
+    "iris: calibrated SVC, probabilities": (cal3, "probability", X_i, bg_i, {},
+                                            ("iris: SVC", "probability")),
+}
 
 
-def explanation_for(model, output, value):
-    key = (model, output, value)
+def explanation_for(case, value):
+    model, output, X, bg, extra, cached = cases[case]
+    key = (*cached, value)
     if key not in explanations:
-        fitted, X, bg, extra = models[model]
-        if model == "breast cancer: SVC" and output == "decision":
-            fitted = svc
-        if model == "iris: SVC" and output == "probability":
-            fitted = cal3
-        if output not in outputs_of[model]:
-            raise ValueError(f"{model} has outputs {outputs_of[model]}, not {output!r}")
         options = {} if value == "functional_baseline" else {"background": bg}
+        n = max(1, n_widget // 2) if value == "marginal" else n_widget
         with kx.config_context(progress=False):
-            explanations[key] = kx.explain(fitted, X.iloc[:4], value=value,
-                                           output=None if output == "prediction" else output,
+            explanations[key] = kx.explain(model, X.iloc[:n], value=value, output=output,
                                            **options, **extra)
     return explanations[key]
 
 
-def show(model, output, value):
-    e = explanation_for(model, output, value)
-    if e.values.ndim == 3:
-        e = e[..., e.output_names[0]]
+def show(case, value, iris_output):
+    e = explanation_for(case, value)
+    if e.values.ndim == 3:  # multi-class: one output at a time
+        name = e.output_names[iris_output]
+        e, case = e[..., name], f"{case}: {name}"
     fig, axes = plt.subplots(1, 2, figsize=(12, 4))
-    kx.plots.bar(e, ax=axes[0], title=f"{model} · {output} · {value}")
+    kx.plots.bar(e, ax=axes[0], title=f"{case} · {value}")
     kx.plots.waterfall(e[0], ax=axes[1], title=str(e.meta["route"]).split(":")[0])
     fig.tight_layout()
 
 
-kx.widgets.interact(show, model=list(models),
-                    output=["prediction", "decision", "log_odds", "probability", "ovo"],
-                    value=["interventional", "observational", "functional_baseline", "marginal"])
+kx.widgets.interact(show, case=list(cases),
+                    value=["interventional", "observational", "functional_baseline", "marginal"],
+                    iris_output=[("first", 0), ("second", 1), ("third", 2)])
 
 # %% [markdown]
 # ## What is exact, and what is not
