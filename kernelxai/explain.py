@@ -249,12 +249,13 @@ def _through_model_calls(model, value, cls, background, why_not):
     if not issubclass(cls, (Marginal, GaussianConditional)):
         raise TypeError(
             f"value={value!r} needs a kernel model (it works with the model's kernel), and this "
-            f"{type(model).__name__} is not one: {why_not}. Explain it through model calls "
+            f"{getattr(model, 'display_name', type(model).__name__)} is not one: {why_not}. Explain it through model calls "
             "instead: "
             "kx.explain(model, X, value='marginal', background=X_train) (the interventional game) "
             "or value='gaussian_conditional'")
     if background is None:
-        what = type(model).__name__ if hasattr(model, "predict") else "callable"
+        what = getattr(model, "display_name", type(model).__name__) if hasattr(model, "predict") \
+            else "callable"
         raise BackgroundRequiredError(
             f"this {what} is explained through model calls ({why_not}), which "
             "average the model over a background sample: pass background=..., e.g. "

@@ -131,12 +131,19 @@ class OutputPlan:
         return out
 
 
+def _label(c):
+    """A class label as the user wrote it: numpy scalars become Python ones (1, not np.int64(1))."""
+    return c.item() if isinstance(c, np.generic) else c
+
+
 class _CallOutput:
     """One output of a model seen through model calls: ``predict`` returns that output."""
 
     def __init__(self, fn, model, why, X_train=None):
         self._fn = fn
         self.why = why
+        #: what error messages call it: the user's model, not this wrapper
+        self.display_name = getattr(model, "display_name", type(model).__name__)
         for attr in ("feature_names_in_", "n_features_in_"):
             if hasattr(model, attr):
                 setattr(self, attr, getattr(model, attr))
@@ -301,19 +308,19 @@ def _binary_svc(model, svc, rebuild, kind, classes):
     positive = classes[1]
     if kind == "decision":
         desc = (f"the decision function f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_ "
-                f"(positive: class {positive!r}); a kernel expansion")
+                f"(positive: class {_label(positive)!r}); a kernel expansion")
         target = _expansion_or_calls(svc, rebuild, _column(model.decision_function, None), model,
                                      "the decision function through model calls")
         return OutputPlan("decision", desc, [("decision", target)], False)
     if kind == "probability":
-        desc = (f"predict_proba[:, 1], the probability of class {positive!r} (the Platt map of the "
+        desc = (f"predict_proba[:, 1], the probability of class {_label(positive)!r} (the Platt map of the "
                 "decision function, then libsvm's pairwise coupling; non-linear, explained "
                 "through model calls)")
         target = _CallOutput(_column(model.predict_proba, 1), model,
                              "the probability is not linear in the decision function")
         return OutputPlan("probability", desc, [("probability", target)], False)
     A, B = (float(v[0]) for v in _platt(svc))
-    desc = (f"the Platt log-odds of class {positive!r}: log p / (1 - p) = B - A f(x) with "
+    desc = (f"the Platt log-odds of class {_label(positive)!r}: log p / (1 - p) = B - A f(x) with "
             f"A = probA_ = {A:.6g}, B = probB_ = {B:.6g} and f the decision function, "
             "p = 1 / (1 + exp(A f - B)); affine in f, so a kernel expansion explained exactly "
             "(Shapley values -A times those of f). sklearn's predict_proba passes this p "
@@ -438,9 +445,9 @@ def _calibrated_plan(model, cal, rebuild, output):
         a, b = float(calibrators[0].a_), float(calibrators[0].b_)
         if kind == "decision":
             desc = (f"the decision function f of the calibrated {type(inner).__name__} "
-                    f"(positive: class {classes[1]!r}); a kernel expansion")
+                    f"(positive: class {_label(classes[1])!r}); a kernel expansion")
             return OutputPlan("decision", desc, [("decision", expansion)], False)
-        desc = (f"the log-odds of class {classes[1]!r}: log p / (1 - p) = -(a f(x) + b) with the "
+        desc = (f"the log-odds of class {_label(classes[1])!r}: log p / (1 - p) = -(a f(x) + b) with the "
                 f"sigmoid calibrator's a = {a:.6g}, b = {b:.6g} and f the decision function of "
                 f"the {type(inner).__name__}: affine in f, so a kernel expansion explained exactly "
                 "(Shapley values -a times those of f); equal to the logit of predict_proba")
@@ -451,7 +458,7 @@ def _calibrated_plan(model, cal, rebuild, output):
     make = _log_odds_column if kind == "log_odds" else _column
     what = "the log-odds log p / (1 - p) of" if kind == "log_odds" else "predict_proba of"
     if len(classes) == 2:
-        return OutputPlan(kind, f"{what} class {classes[1]!r} (through model calls)",
+        return OutputPlan(kind, f"{what} class {_label(classes[1])!r} (through model calls)",
                           [(kind, _CallOutput(make(model.predict_proba, 1), model, why))], False)
     return OutputPlan(kind, f"{what} each class (through model calls)",
                       [(str(c), _CallOutput(make(model.predict_proba, j), model, why))
@@ -468,13 +475,13 @@ def _klr_plan(model, klr, output):
         _refuse(klr, output, has)
     positive = klr.classes_[1] if hasattr(klr, "classes_") else "classes_[1]"
     if kind == "probability":
-        desc = (f"predict_proba[:, 1] = sigmoid(f(x)), the probability of class {positive!r} "
+        desc = (f"predict_proba[:, 1] = sigmoid(f(x)), the probability of class {_label(positive)!r} "
                 "(non-linear, explained through model calls)")
         target = _CallOutput(_column(model.predict_proba, 1), model,
                              "the probability is a sigmoid of the kernel expansion",
                              _training_inputs(klr, "X_fit_"))
         return OutputPlan("probability", desc, [("probability", target)], False)
-    desc = (f"the log-odds f(x) = log p / (1 - p) of class {positive!r}, the model's latent "
+    desc = (f"the log-odds f(x) = log p / (1 - p) of class {_label(positive)!r}, the model's latent "
             "kernel expansion (its decision_function; predict_proba = sigmoid(f)); exact")
     return OutputPlan(kind, desc, [(kind, as_expansion(model))], False)
 
@@ -501,7 +508,7 @@ def _gpc_plan(model, gpc, output):
     if kind == "probability":
         why = "predicted probabilities average a sigmoid over the latent posterior"
         if binary:
-            desc = (f"predict_proba[:, 1], the probability of class {classes[1]!r} (non-linear, "
+            desc = (f"predict_proba[:, 1], the probability of class {_label(classes[1])!r} (non-linear, "
                     "explained through model calls)")
             target = _CallOutput(_column(model.predict_proba, 1), model, why, X_train)
             return OutputPlan("probability", desc, [("probability", target)], False)
@@ -513,7 +520,7 @@ def _gpc_plan(model, gpc, output):
             "a kernel expansion (exact); the log-odds at the latent mode: predict_proba averages "
             "sigmoid(f) over the latent variance, so its logit is shrunk towards 0")
     if binary:
-        desc = f"{what}; positive: class {classes[1]!r}"
+        desc = f"{what}; positive: class {_label(classes[1])!r}"
         return OutputPlan(kind, desc, [(kind, _latent_expansion(gpc, gpc.base_estimator_))], False)
     desc = f"{what}; one per class, each fitted one-vs-rest"
     targets = [(str(c), _latent_expansion(gpc, est))

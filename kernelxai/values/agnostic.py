@@ -190,16 +190,25 @@ class MarginalGame(Game):
         nx, d = X.shape
         m = len(B)
         out = np.empty((len(z), nx))
+        full, empty = z.all(axis=1), ~z.any(axis=1)
+        if full.any():
+            out[full] = self._full_value()
+        if empty.any():
+            out[empty] = self._empty_value()
+        inner = np.flatnonzero(~(full | empty))
+        per_coalition = nx * m * d
+        show = progress_enabled(self.progress or None)
+        if per_coalition <= self.max_elements:
+            # several coalitions per model call: one call has a fixed overhead (pipelines, ...)
+            step = max(1, self.max_elements // per_coalition)
+            for lo in tqdm(range(0, len(inner), step), desc="coalitions", disable=not show, leave=False):
+                idx = inner[lo:lo + step]
+                pts = np.where(z[idx][:, None, None, :], X[None, :, None, :], B[None, None, :, :])
+                out[idx] = self.predict(pts.reshape(-1, d)).reshape(len(idx), nx, m).mean(axis=2)
+            return out
         step = max(1, self.max_elements // (m * d))
-        for c in tqdm(range(len(z)), desc="coalitions", disable=not progress_enabled(self.progress or None),
-                      leave=False):
+        for c in tqdm(inner, desc="coalitions", disable=not show, leave=False):
             S = z[c]
-            if S.all():
-                out[c] = self._full_value()
-                continue
-            if not S.any():
-                out[c] = self._empty_value()
-                continue
             for start in range(0, nx, step):
                 rows = slice(start, min(nx, start + step))
                 k = rows.stop - rows.start
