@@ -222,8 +222,6 @@ def test_value_functions_d1_groups_by_name_and_efficiency(value):
     np.testing.assert_allclose(g.values.sum(1), e.values.sum(1), atol=1e-8)
     with pytest.raises(ValueError, match="unknown feature 'nope'"):
         kx.explain(model, X[:4], value=value, groups=[["nope"], ["x0", "x1", "x2"]])
-    if value == "functional_baseline":
-        return  # attributes among at least 2 features by definition (PKeX Def. 1)
     model1, X1 = _kernel_model(d=1)
     e1 = kx.explain(model1, X1[:3], value=value)
     np.testing.assert_allclose(e1.values[:, 0] + e1.base_values, model1.predict(X1[:3]), atol=1e-8)

@@ -144,10 +144,13 @@ def test_non_product_kernel_is_refused():
         kx.explain(model, np.zeros((1, 3)), value="functional_baseline")
 
 
-def test_one_feature_is_refused():
-    model = kx.models.KernelExpansion(np.arange(5.0)[:, None], np.ones(5), kx.kernels.RBF(1.0))
-    with pytest.raises(ValueError, match="d = 1"):
-        kx.values.FunctionalBaseline(model)
+def test_one_feature_works():
+    """d = 1 works everywhere: the one value is f(x) - b - sum(alpha) (f(x) - b normalised)."""
+    model = kx.models.KernelExpansion(np.arange(5.0)[:, None], np.ones(5), kx.kernels.RBF(1.0), 0.5)
+    x = np.array([[1.3], [3.7]])
+    for normalize, shift in ((False, model.alpha.sum()), (True, 0.0)):
+        e = kx.explain(model, x, value="functional_baseline", normalize=normalize)
+        np.testing.assert_allclose(e.values[:, 0], model.predict(x) - 0.5 - shift, atol=1e-12)
 
 
 def test_bad_points_are_refused():

@@ -196,12 +196,8 @@ class FunctionalBaseline(ValueFunction):
                 "Laplace, Cauchy, Categorical, Product, ProductOf) or a sum of them (SumKernel); "
                 f"the model's kernel is {kernel!r}; use value='interventional' (model calls) instead"
             )
+        # d = 1 is allowed: the one Shapley value is f(x) - b - sum(alpha) (f(x) - b normalised)
         check_positive_int(self.model.n_features, "number of features", minimum=1)
-        if self.model.n_features < 2:
-            raise ValueError(
-                "the functional baseline attributes a prediction among at least 2 features; "
-                "this model has d = 1, whose only Shapley value is f(x) - b - sum(alpha)"
-            )
         if not isinstance(normalize, (bool, np.bool_)):
             raise TypeError(f"normalize must be True or False; got {normalize!r}")
         self.normalize = bool(normalize)
