@@ -16,6 +16,7 @@ from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
 from .shapley import available_methods, estimate_cost, shapley_values
 from . import estimators, games, kernels, models, product, shapley, values  # noqa: F401
 from .explain import explain
+from .gp_shap import explain_gp
 from . import regression, uncertainty  # noqa: F401
 from .regression import explain_r2
 from . import discrepancy  # noqa: F401
@@ -54,6 +55,7 @@ __all__ = [
     "shapley_values",
     "explain",
     "explain_mmd",
+    "explain_gp",
     "explain_hsic",
     "available_methods",
     "estimate_cost",
