@@ -33,7 +33,8 @@ import numpy as np
 
 from ._config import working_elements
 from ._validation import check_choice, check_matrix, check_positive_int, check_rng
-from .kernels import RBF, Kernel, median_heuristic
+from .kernels import RBF, Kernel
+from .models import _resolve_kernel
 
 __all__ = ["subsample", "summarize", "mmd", "BackgroundSummary"]
 
@@ -59,14 +60,6 @@ def _like(X, arr, rows=None):
     index = X.index[rows] if rows is not None else None
     return pd.DataFrame(arr, columns=columns, index=index)
 
-
-def _resolve_kernel(kernel, X):
-    if kernel is None:
-        return RBF(median_heuristic(X))
-    if not isinstance(kernel, Kernel):
-        raise TypeError(f"kernel must be a kernelxai kernel (e.g. kx.kernels.RBF(1.0)) or None "
-                        f"(product RBF with median-heuristic lengthscales); got {type(kernel).__name__}")
-    return kernel
 
 
 def _row_step(n_cols, max_elements):
