@@ -242,10 +242,7 @@ class BayesSHAP(Estimator):
     option_aliases = {"n_samples": "budget"}
 
     def _from_alias(self, old, value):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise InvalidOptionError(f"option n_samples={value!r} of method='bayes_shap' must be an "
-                                     "integer >= 1")
-        return int(value) + 2
+        return self._alias_int(old, value, 1) + 2
 
     def min_budget(self, n_players):
         return 2 * n_players + 2

@@ -16,7 +16,7 @@ import numpy as np
 from .._validation import check_level, check_positive_int
 from ..games import MAX_ENUMERATION_PLAYERS, all_coalitions, sample_coalitions, shapley_kernel_weights
 from ._common import as_instances, block_elements, evaluate_blocks
-from .registry import Cost, Estimator, EstimatorResult, InvalidOptionError, Option, register
+from .registry import Cost, Estimator, EstimatorResult, Option, register
 
 __all__ = ["KernelSHAP", "KERNEL_ENUMERATION_PLAYERS"]
 
@@ -52,10 +52,7 @@ class KernelSHAP(Estimator):
     option_aliases = {"n_coalitions": "budget"}
 
     def _from_alias(self, old, value):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise InvalidOptionError(f"option n_coalitions={value!r} of method='kernel' must be an "
-                                     "integer >= 1")
-        return int(value) + 2
+        return self._alias_int(old, value, 1) + 2
 
     def min_budget(self, n_players):
         return 2 * n_players + 2

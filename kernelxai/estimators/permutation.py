@@ -42,10 +42,7 @@ class Permutation(Estimator):
     option_aliases = {"n_permutations": "budget"}
 
     def _from_alias(self, old, value):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
-            raise InvalidOptionError(f"option n_permutations={value!r} of method='permutation' must be "
-                                     "an integer >= 2")
-        return ("orderings", int(value))
+        return ("orderings", self._alias_int(old, value, 2))
 
     def resolve_options(self, options):
         given = dict(options)

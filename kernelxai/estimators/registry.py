@@ -263,6 +263,13 @@ class Estimator:
         """Convert the value of an old option name to the new option (identity by default)."""
         return value
 
+    def _alias_int(self, old, value, minimum):
+        """The value of an old integer option (``n_coalitions``, ...), checked against ``minimum``."""
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+            raise InvalidOptionError(f"option {old}={value!r} of method={self.name!r} must be an "
+                                     f"integer >= {minimum}")
+        return int(value)
+
     def option_names(self):
         names = list(self.accepted_options())
         names += [f"{old} (old name of {new})" for old, new in self.option_aliases.items()]
