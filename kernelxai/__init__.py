@@ -16,7 +16,7 @@ from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
 from .shapley import available_methods, estimate_cost, shapley_values
 from . import estimators, games, kernels, models, product, shapley, values  # noqa: F401
 from .explain import explain
-from .gp_shap import explain_gp
+from .gp_shap import ShapleyPrior, explain_gp
 from . import regression, uncertainty  # noqa: F401
 from .regression import explain_r2
 from . import discrepancy  # noqa: F401
@@ -56,6 +56,7 @@ __all__ = [
     "explain",
     "explain_mmd",
     "explain_gp",
+    "ShapleyPrior",
     "explain_hsic",
     "available_methods",
     "estimate_cost",

@@ -33,7 +33,8 @@ import numpy as np
 from . import plots
 from .explanation import Explanation
 
-__all__ = ["ExplanationExplorer", "ParameterExplorer", "explore", "interact", "show_figures"]
+__all__ = ["ExplanationExplorer", "ParameterExplorer", "explore", "gp_explorer", "interact",
+           "show_figures"]
 
 
 
@@ -368,3 +369,116 @@ class ParameterExplorer:
         from IPython.display import display
 
         display(self.widget)
+
+
+def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2, 1e-1, 0.5),
+                feature_names=None):
+    """Stochastic Shapley values of a GP at one point, as the noise level moves.
+
+    Fits ``GaussianProcessRegressor(kernel, alpha=noise, normalize_y=True,
+    optimizer=None)`` to ``(X, y)`` once per noise level (the kernel's
+    hyper-parameters stay fixed, so only the noise changes) and shows, for
+    the row of ``X`` picked by the ``point`` slider, the posterior-mean
+    Shapley values with their 95% credible whiskers (:func:`plots.bar`) next
+    to the correlations between the features' attributions
+    (:func:`plots.correlation`), from :func:`kernelxai.explain_gp`. More
+    noise, wider bands.
+
+    Parameters
+    ----------
+    X : array (n, d) or DataFrame
+        Training inputs; their rows are also the points offered.
+    y : array (n,)
+        Training targets. They are standardised (``normalize_y=True``), so
+        the kernel's amplitude and the noise levels are relative to var(y).
+    kernel : scikit-learn kernel, optional
+        Default ``ConstantKernel(1.0) * RBF(length_scale=std of each column)``.
+    background : array (m, d), optional
+        Background rows of the interventional value function; default at
+        most 20 rows of X drawn with seed 0 (the exact covariance evaluates
+        the GP at 2^d * m points per explained point).
+    noise_levels : sequence of float
+        The GP's ``alpha`` (noise variance added to the kernel's diagonal,
+        in units of var(y)) offered by the ``noise`` slider; each > 0.
+    feature_names : sequence of str, optional
+        Default: X's columns for a DataFrame, else ``x0, x1, ...``.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The controls (``point``, ``noise``), a status line and the output.
+        Its attributes ``fit(noise)`` (the fitted GP), ``explanation(point,
+        noise)`` (the Explanation of that row, one instance) and ``draw(point,
+        noise)`` (the figure) are cached per setting and usable without the
+        widget.
+    """
+    import ipywidgets as W
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+    from .gp_shap import explain_gp
+
+    names = list(getattr(X, "columns", [])) if feature_names is None else list(feature_names)
+    Xa = np.asarray(X, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    if Xa.ndim != 2 or Xa.shape[0] < 2:
+        raise ValueError(f"X must be a 2-D array (n, d) with n >= 2 rows; got shape {np.shape(X)}")
+    n, d = Xa.shape
+    if ya.shape != (n,):
+        raise ValueError(f"y must have shape ({n},), one target per row of X; got {np.shape(y)}")
+    if not (np.all(np.isfinite(Xa)) and np.all(np.isfinite(ya))):
+        raise ValueError("X and y must be finite")
+    names = [str(f) for f in names] or [f"x{j}" for j in range(d)]
+    if len(names) != d:
+        raise ValueError(f"feature_names has {len(names)} entries; X has {d} columns")
+    try:
+        levels = np.atleast_1d(np.asarray(noise_levels, dtype=float))
+    except (TypeError, ValueError):
+        levels = np.array([np.nan])
+    if levels.ndim != 1 or levels.size == 0 or not np.all(np.isfinite(levels)) or np.any(levels <= 0):
+        raise ValueError("noise_levels must be a non-empty sequence of positive numbers; "
+                         f"got {noise_levels!r}")
+    levels = [float(v) for v in levels]
+    if kernel is None:
+        scale = Xa.std(axis=0)
+        kernel = ConstantKernel(1.0) * RBF(length_scale=np.where(scale > 0, scale, 1.0))
+    if background is None:
+        from .background import subsample
+
+        B = subsample(Xa, min(n, 20), seed=0)
+    else:
+        B = np.asarray(background, dtype=float)
+
+    def fit(noise):
+        return GaussianProcessRegressor(kernel, alpha=noise, normalize_y=True, optimizer=None).fit(Xa, ya)
+
+    fit = _Cached(fit)
+
+    def explanation(point, noise):
+        e = explain_gp(fit(noise=noise), Xa[point:point + 1], background=B)[0]
+        e.feature_names = list(names)
+        return e
+
+    explanation = _Cached(explanation)
+
+    def draw(point, noise):
+        import matplotlib.pyplot as plt
+
+        e = explanation(point=int(point), noise=float(noise))
+        fig, axes = plt.subplots(1, 2, figsize=(9, 0.35 * d + 2.2),
+                                 gridspec_kw={"width_ratios": [1.2, 1]})
+        plots.bar(e, ax=axes[0], title=f"point {point}, noise {noise:g}: 95% credible")
+        plots.correlation(e, ax=axes[1])
+        fig.tight_layout()
+        return fig
+
+    box = interact(
+        draw,
+        point=W.IntSlider(value=0, min=0, max=n - 1, description="point", continuous_update=False),
+        noise=W.SelectionSlider(options=levels, value=levels[0], description="noise",
+                                continuous_update=False),
+    )
+    box.fit = lambda noise: fit(noise=float(noise))
+    box.explanation = lambda point, noise: explanation(point=int(point), noise=float(noise))
+    box.draw = draw
+    return box

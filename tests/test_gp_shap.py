@@ -74,9 +74,10 @@ def small():
     return gp, X, B, x_rows
 
 
-def test_matches_brute_force_per_point_and_mean(small):
+@pytest.mark.parametrize("method", ["exact", "product"])
+def test_matches_brute_force_per_point_and_mean(small, method):
     gp, X, B, x_rows = small
-    e = explain_gp(gp, x_rows, background=B)
+    e = explain_gp(gp, x_rows, background=B, method=method)
     assert e.covariance.shape == (3, D, D)
     for i in range(len(x_rows)):
         Z, A = _brute(x_rows[i:i + 1], B)
@@ -90,19 +91,20 @@ def test_matches_brute_force_per_point_and_mean(small):
     np.testing.assert_allclose(e.lower, e.values - 1.959963984540054 * e.stderr)
     np.testing.assert_allclose(e.upper, e.values + 1.959963984540054 * e.stderr)
     assert e.meta["value_function"] == "interventional"
-    assert e.meta["method"] == "exact"
+    assert e.meta["method"] == method
     assert "covariance" in e.meta and e.joint_covariance is None
 
 
-def test_joint_matches_brute_force_and_per_point_blocks(small):
+@pytest.mark.parametrize("method", ["exact", "product"])
+def test_joint_matches_brute_force_and_per_point_blocks(small, method):
     gp, X, B, x_rows = small
-    e = explain_gp(gp, x_rows, background=B, joint=True)
+    e = explain_gp(gp, x_rows, background=B, joint=True, method=method)
     Z, A = _brute(x_rows, B)
     C = gp.predict(Z, return_cov=True)[1]
     n = len(x_rows)
     assert e.joint_covariance.shape == (n * D, n * D)
     np.testing.assert_allclose(e.joint_covariance, A @ C @ A.T, rtol=0, atol=1e-9)
-    per_point = explain_gp(gp, x_rows, background=B)
+    per_point = explain_gp(gp, x_rows, background=B, method=method)
     for i in range(n):
         block = e.joint_covariance[i * D:(i + 1) * D, i * D:(i + 1) * D]
         np.testing.assert_allclose(block, per_point.covariance[i], rtol=0, atol=1e-12)
@@ -205,11 +207,17 @@ def test_errors(small):
     with pytest.raises(TypeError, match="GaussianProcessRegressor.*KernelRidge"):
         explain_gp(KernelRidge().fit(X, X[:, 0]), x_rows)
     with pytest.raises(ValueError, match="kx.background.subsample"):
-        explain_gp(gp, x_rows[:1], background=np.zeros((9000, D)))
+        explain_gp(gp, x_rows[:1], background=np.zeros((9000, D)), method="exact")
     with pytest.raises(ValueError, match="joint=False"):
-        explain_gp(gp, np.zeros((2000, D)), background=B, joint=True)
-    with pytest.raises(ValueError, match="planned"):
-        explain_gp(gp, x_rows, value="observational")
+        explain_gp(gp, np.zeros((2000, D)), background=B, joint=True, method="exact")
+    with pytest.raises(ValueError, match="observational.*method='exact'"):
+        explain_gp(gp, x_rows, value="observational", method="product")
+    with pytest.raises(ValueError, match="budget applies to method='sampled'"):
+        explain_gp(gp, x_rows, background=B, budget=100)
+    with pytest.raises(ValueError, match="budget must be a positive integer"):
+        explain_gp(gp, x_rows, background=B, method="sampled", budget=0)
+    with pytest.raises(ValueError, match="NaN"):
+        explain_gp(gp, np.array([[np.nan, 0.0, 0.0]]), background=B)
     with pytest.raises(ValueError, match="value must be one of"):
         explain_gp(gp, x_rows, value="marginal")
     with pytest.raises(ValueError, match="method must be one of"):
@@ -249,3 +257,170 @@ def test_explain_gp_goes_through_the_cost_guard():
     with kx.config_context(max_cost=1e-9):
         with pytest.raises(kx.estimators.CostLimitError, match="GP-SHAP covariance"):
             kx.explain_gp(gp, X[:2], background=X[:5])
+
+
+# --------------------------------------------------------------------------- routes beyond the default
+def _reweighted(x_rows, B, weight):
+    """Brute-force Shapley map with background weights ``weight(x, S)`` (m,) per coalition."""
+    n, d = x_rows.shape
+    m = B.shape[0]
+    coalitions = [frozenset(c) for s in range(d + 1) for c in combinations(range(d), s)]
+    index = {(i, S): k for k, (i, S) in enumerate((i, S) for i in range(n) for S in coalitions)}
+    A = np.zeros((n * d, len(index) * m))
+    for i in range(n):
+        for j in range(d):
+            others = [k for k in range(d) if k != j]
+            for s in range(d):
+                w = factorial(s) * factorial(d - s - 1) / factorial(d)
+                for S in combinations(others, s):
+                    S = frozenset(S)
+                    for T, sign in ((S | {j}, 1.0), (S, -1.0)):
+                        col = index[i, T] * m
+                        A[i * d + j, col:col + m] += sign * w * weight(x_rows[i], T)
+    return A
+
+
+def test_observational_matches_brute_force_with_cme_weights(small):
+    gp, X, B, x_rows = small
+    ls, eta, m = np.array([1.0, 1.3, 0.8]), 1e-2, len(B)
+
+    def beta(x, S):  # RKHS-SHAP's CME weights, written out: (K_S + m eta I)^-1 k_S(B, x)
+        S = sorted(S)
+        if len(S) in (0, D):
+            return np.full(m, 1.0 / m)
+        k = lambda P, Q: np.exp(-0.5 * (((P[:, None, S] - Q[None, :, S]) / ls[S]) ** 2).sum(-1))
+        return np.linalg.solve(k(B, B) + m * eta * np.eye(m), k(B, x[None])[:, 0])
+
+    A = _reweighted(x_rows, B, beta)
+    Z, _ = _brute(x_rows, B)  # the same evaluation points, in the same order
+    mean, C = gp.predict(Z, return_cov=True)
+    e = explain_gp(gp, x_rows, "observational", background=B, eta=eta, joint=True)
+    assert e.meta["method"] == "exact" and e.meta["value_function"] == "observational"
+    np.testing.assert_allclose(e.joint_covariance, A @ C @ A.T, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(e.values.ravel(), A @ mean, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(e.values, kx.explain(gp, x_rows, "observational", background=B, eta=eta).values)
+
+
+def test_sampled_route_is_unbiased_with_honest_errors(small):
+    gp, X, B, x_rows = small
+    exact = explain_gp(gp, x_rows, background=B, method="exact")
+    e = explain_gp(gp, x_rows, background=B, method="sampled", budget=400, random_state=3)
+    assert e.meta["method"] == "sampled" and e.meta["n_permutations"] == 200
+    err = e.meta["covariance_mc_stderr"]
+    assert err.shape == exact.covariance.shape and np.all(err[:, ~np.eye(D, dtype=bool)] > 0)
+    z = (e.covariance - exact.covariance) / err
+    assert np.all(np.abs(z) < 5), z
+    # efficiency holds exactly (each permutation's estimate is efficient)
+    np.testing.assert_allclose(e.covariance.sum(axis=(1, 2)), exact.covariance.sum(axis=(1, 2)), rtol=1e-9)
+    # seeded: identical twice
+    again = explain_gp(gp, x_rows, background=B, method="sampled", budget=400, random_state=3)
+    np.testing.assert_array_equal(again.covariance, e.covariance)
+    # the error falls as the budget grows
+    big = explain_gp(gp, x_rows, background=B, method="sampled", budget=4000, random_state=4)
+    assert big.meta["covariance_mc_stderr"].mean() < 0.5 * err.mean()
+    # observational through the same route
+    obs = explain_gp(gp, x_rows[:1], "observational", background=B, method="sampled", budget=600,
+                     random_state=0)
+    obs_exact = explain_gp(gp, x_rows[:1], "observational", background=B)
+    assert np.all(np.abs(obs.covariance - obs_exact.covariance) < 5 * obs.meta["covariance_mc_stderr"] + 1e-12)
+
+
+def test_product_route_for_sums_of_product_kernels_and_auto_choice():
+    from sklearn.gaussian_process.kernels import Matern
+
+    X, y = _data(5)
+    kernel = (ConstantKernel(1.2, "fixed") * RBF([1.0, 2.0, 0.7], "fixed")
+              + ConstantKernel(0.3, "fixed") * RBF(3.0, "fixed") + ConstantKernel(0.5, "fixed"))
+    gp = _gp(X, y, kernel=kernel)
+    B, rows = X[:4], X[6:8]
+    e = explain_gp(gp, rows, background=B, joint=True)
+    assert e.meta["method"] == "product"
+    Z, A = _brute(rows, B)
+    np.testing.assert_allclose(e.joint_covariance, A @ gp.predict(Z, return_cov=True)[1] @ A.T,
+                               rtol=0, atol=1e-9)
+    matern = _gp(X, y, kernel=ConstantKernel(1.0, "fixed") * Matern([1.0, 1.0, 1.0], nu=1.5))
+    assert explain_gp(matern, rows, background=B).meta["method"] == "exact"
+    with pytest.raises(ValueError, match="product kernel"):
+        explain_gp(matern, rows, background=B, method="product")
+
+
+def test_sampled_is_chosen_beyond_enumeration():
+    from sklearn.gaussian_process.kernels import Matern
+
+    rng = np.random.default_rng(6)
+    d = 14
+    X = rng.normal(size=(30, d))
+    gp = GaussianProcessRegressor(Matern(np.full(d, 3.0), nu=2.5), alpha=1e-2, optimizer=None).fit(X, X[:, 0])
+    e = explain_gp(gp, X[:1], background=X[:5], budget=130, random_state=0)
+    assert e.meta["method"] == "sampled" and e.meta["n_permutations"] == 10
+    target, _ = _efficiency_target(gp, X[0], X[:5])
+    np.testing.assert_allclose(e.covariance[0].sum(), target, rtol=1e-8)
+
+
+def _efficiency_target(gp, x, B):
+    P = np.vstack([x, B])
+    a = np.concatenate([[1.0], np.full(len(B), -1.0 / len(B))])
+    return a @ gp.predict(P, return_cov=True)[1] @ a, None
+
+
+def test_product_route_at_larger_d_matches_sampled_and_efficiency():
+    rng = np.random.default_rng(7)
+    d = 16
+    X = rng.normal(size=(40, d))
+    y = X[:, 0] * X[:, 1] + np.sin(X[:, 2])
+    gp = _gp(X, y, kernel=ConstantKernel(1.0, "fixed") * RBF(np.full(d, 2.5), "fixed"))
+    B = X[:3]
+    e = explain_gp(gp, X[5:6], background=B)
+    assert e.meta["method"] == "product"
+    s = explain_gp(gp, X[5:6], background=B, method="sampled", budget=3000, random_state=1)
+    assert np.all(np.abs(e.covariance - s.covariance) < 5 * s.meta["covariance_mc_stderr"] + 1e-12)
+
+
+# --------------------------------------------------------------------------- the Shapley prior
+def test_shapley_prior_kernel_is_the_prior_covariance(small):
+    gp, X, B, x_rows = small
+    Z, A = _brute(x_rows, B)
+    kappa = A @ gp.kernel_(Z) @ A.T  # prior covariance of the Shapley values (no data)
+    for method in ("product", "exact"):
+        prior = kx.ShapleyPrior(gp, background=B, method=method, noise=0.0).fit(x_rows[:2], np.zeros((2, D)))
+        pred = prior.predict(x_rows[2:])
+        K = kappa[:2 * D, :2 * D]
+        k_star = kappa[2 * D:, :2 * D]
+        want = kappa[2 * D:, 2 * D:] - k_star @ np.linalg.solve(K, k_star.T)
+        np.testing.assert_allclose(pred.covariance[0], want, rtol=0, atol=1e-8)
+        np.testing.assert_allclose(pred.values, 0.0, atol=1e-12)
+
+
+def test_shapley_prior_predicts_held_out_explanations():
+    rng = np.random.default_rng(8)
+    d = 3
+    X = rng.uniform(-2, 2, size=(150, d))
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2]
+    gp = _gp(X, y, kernel=ConstantKernel(1.0, "fixed") * RBF(np.full(d, 1.2), "fixed"))
+    B = X[:10]
+    known, new = X[10:50], X[50:70]
+    phi_known = kx.explain(gp, known, background=B)
+    truth = kx.explain(gp, new, background=B)
+    pred = kx.ShapleyPrior(gp, background=B).fit(known, phi_known).predict(new)
+    rmse = np.sqrt(np.mean((pred.values - truth.values) ** 2))
+    assert rmse < 0.2 * truth.values.std(), rmse
+    covered = (truth.values >= pred.lower) & (truth.values <= pred.upper)
+    assert covered.mean() >= 0.9
+    # at a known point with (near) zero noise the prediction is the given value
+    back = kx.ShapleyPrior(gp, background=B).fit(known, phi_known).predict(known[:3])
+    np.testing.assert_allclose(back.values, phi_known.values[:3], atol=1e-5)
+    assert np.all(back.stderr < 1e-3)
+
+
+def test_shapley_prior_errors(small):
+    gp, X, B, x_rows = small
+    with pytest.raises(ValueError, match="not fitted"):
+        kx.ShapleyPrior(gp).predict(x_rows)
+    with pytest.raises(ValueError, match="background is required"):
+        kx.ShapleyPrior(gp.kernel_).fit(x_rows, np.zeros_like(x_rows))
+    with pytest.raises(TypeError, match="scikit-learn kernel"):
+        kx.ShapleyPrior("rbf", background=B).fit(x_rows, np.zeros_like(x_rows))
+    with pytest.raises(ValueError, match=r"values must have shape \(3, 3\)"):
+        kx.ShapleyPrior(gp, background=B).fit(x_rows, np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="NaN"):
+        kx.ShapleyPrior(gp, background=B).fit(x_rows, np.full((3, 3), np.nan))
