@@ -571,6 +571,45 @@ class Explanation:
         converted.kernelxai_meta = dict(self.meta)
         return converted
 
+    def to_shapiq(self):
+        """Convert the interaction block to ``shapiq.InteractionValues`` (optional package shapiq).
+
+        One ``InteractionValues`` per instance (a list for several): the empty
+        coalition holds the base value, order-1 entries the ``values``, order-2
+        entries ``interactions[i, j]`` (i < j), with the index named in
+        ``meta["index"]`` (``"SII"``, ``"k-SII"``, ``"STII"``, ``"FSII"``) and
+        ``estimated`` False for exact routes. Single output only.
+        """
+        if self.interactions is None:
+            raise ValueError("to_shapiq() converts interactions; this Explanation has none "
+                             "(compute them with kx.explain_interactions or kx.shapley_interactions)")
+        if self.has_outputs:
+            raise ValueError("to_shapiq() converts one output at a time: pick it with e[..., name]")
+        try:
+            import shapiq
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("to_shapiq() needs the optional package shapiq; install it with "
+                              "`pip install kernelxai[shapiq]` or `pip install shapiq`") from None
+        index = self.meta.get("index", "SII")
+        estimated = str(self.meta.get("method", "")).startswith("sampled")
+        values = np.asarray(self.values, dtype=float)
+        block = np.asarray(self.interactions, dtype=float)
+        base = np.asarray(self.base_values, dtype=float)
+        single = values.ndim == 1
+        values, block, base = np.atleast_2d(values), block.reshape((-1,) + block.shape[-2:]), base.reshape(-1)
+        d = values.shape[1]
+        iu, ju = np.triu_indices(d, k=1)
+        out = []
+        for a in range(values.shape[0]):
+            scores = {(): float(base[a])}
+            scores.update({(j,): float(values[a, j]) for j in range(d)})
+            scores.update({(int(i), int(j)): float(block[a, i, j]) for i, j in zip(iu, ju)})
+            out.append(shapiq.InteractionValues(
+                np.array(list(scores.values())), index=index, max_order=2, min_order=0, n_players=d,
+                interaction_lookup={key: k for k, key in enumerate(scores)}, estimated=estimated,
+                baseline_value=float(base[a])))
+        return out[0] if single else out
+
     def _statistic_text(self):
         """``"MMD^2_u = 0.031, p = 0.005"``: the statistic and its p-value, for the repr."""
         name = self.meta.get("statistic_name", "statistic")

@@ -1,4 +1,5 @@
-"""Plots of Explanations: bar, waterfall, beeswarm, dependence, KDE, correlation, dependence band.
+"""Plots of Explanations: bar, waterfall, beeswarm, dependence, KDE, correlation, dependence band,
+interaction heatmap and network.
 
 Every function takes an :class:`~kernelxai.Explanation` -- or a
 ``shap.Explanation``, converted with :meth:`Explanation.from_shap` (values, base
@@ -18,7 +19,8 @@ import numpy as np
 
 from .explanation import Explanation
 
-__all__ = ["bar", "waterfall", "beeswarm", "dependence", "kde", "correlation", "dependence_band"]
+__all__ = ["bar", "waterfall", "beeswarm", "dependence", "kde", "correlation", "dependence_band",
+           "interaction_heatmap", "interaction_network", "strongest_interaction"]
 
 POSITIVE = "#d6604d"
 NEGATIVE = "#4393c3"
@@ -329,16 +331,23 @@ def _swarm_offsets(phi, rng, width=0.35):
 
 
 def dependence(expl, feature, *, ax=None, color_by=None, title=None, output=None):
-    """Shapley value of ``feature`` against its value, one point per instance."""
+    """Shapley value of ``feature`` against its value, one point per instance.
+
+    ``color_by`` colours the points by another feature's value (a name or a
+    position), or ``"interaction"``: by the feature that interacts most with
+    ``feature`` (largest mean |interaction|; needs ``expl.interactions``).
+    """
     expl = _check(expl, output)
     if expl.values.ndim != 2 or expl.data is None:
         raise ValueError("dependence needs many instances with their data")
-    j = expl.feature_names.index(feature) if isinstance(feature, str) else int(feature)
+    j = _feature_index(expl, feature)
     ax = _axes(ax, (5, 4))
     x = np.asarray(expl.data[:, j], dtype=float)
     kwargs = {"color": "#4c72b0"}
+    if isinstance(color_by, str) and color_by == "interaction" and "interaction" not in expl.feature_names:
+        color_by = strongest_interaction(expl, j)
     if color_by is not None:
-        k = expl.feature_names.index(color_by) if isinstance(color_by, str) else int(color_by)
+        k = _feature_index(expl, color_by)
         kwargs = {"c": np.asarray(expl.data[:, k], dtype=float), "cmap": "coolwarm"}
     points = ax.scatter(x, expl.values[:, j], s=12, alpha=0.8, linewidths=0, **kwargs)
     if expl.has_intervals:
@@ -592,3 +601,119 @@ def dependence_band(expl, feature, *, n_draws=20, seed=0, ax=None, title=None, l
     ax.set_title(title if title is not None
                  else f"{name}: mean, {pct} band and {n_draws} draws", fontsize=10)
     return ax
+
+
+# --------------------------------------------------------------------------- interactions
+def _interaction_matrix(expl, row):
+    """(d, d) interaction matrix of one instance, or the mean |interaction| over instances."""
+    if expl.interactions is None:
+        raise ValueError(
+            "this Explanation has no interaction block (interactions is None); compute one with "
+            "kx.explain_interactions(model, X) or kx.shapley_interactions(game)"
+        )
+    block = np.asarray(expl.interactions, dtype=float)
+    if block.ndim == 2:
+        return block, "", None
+    if row is None:
+        return np.abs(block).mean(axis=0), "mean |interaction| over instances", None
+    n = block.shape[0]
+    if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not -n <= row < n:
+        raise ValueError(f"row must be an instance position in [-{n}, {n}); got {row!r}")
+    return block[int(row)], f"instance {int(row) % n}", int(row) % n
+
+
+def interaction_heatmap(expl, row=None, *, ax=None, title=None, annotate=None, max_display=20,
+                        output=None):
+    """Heatmap of the pairwise interactions, with feature names on both axes.
+
+    ``row=None`` shows the mean absolute interaction over instances (a global
+    picture, sequential colours); an integer shows one instance's signed
+    interactions (diverging colours, symmetric around 0). At most
+    ``max_display`` features -- those with the largest total |interaction| --
+    are shown. Numbers are written in the cells when at most 12 features are
+    shown (``annotate`` overrides).
+    """
+    expl = _check(expl, output)
+    matrix, what, _ = _interaction_matrix(expl, row)
+    max_display = _check_max_display(max_display)
+    names = list(expl.feature_names)
+    keep = np.sort(_order(np.abs(matrix).sum(axis=1), max_display))
+    shown = matrix[np.ix_(keep, keep)]
+    k = len(keep)
+    ax = _axes(ax, (0.45 * k + 2.6, 0.45 * k + 2.0))
+    if row is None and shown.ndim == 2 and np.asarray(expl.interactions).ndim == 3:
+        vmax = float(np.abs(shown).max()) or 1.0
+        image = ax.imshow(shown, cmap="Reds", vmin=0.0, vmax=vmax)
+    else:
+        vmax = float(np.abs(shown).max()) or 1.0
+        image = ax.imshow(shown, cmap="RdBu_r", vmin=-vmax, vmax=vmax)
+    labels = [names[j] for j in keep]
+    ax.set_xticks(range(k), labels, rotation=45, ha="right")
+    ax.set_yticks(range(k), labels)
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="interaction")
+    if annotate is None:
+        annotate = k <= 12
+    if annotate:
+        for a in range(k):
+            for b in range(k):
+                if a != b:
+                    ax.text(b, a, f"{shown[a, b]:.2g}", ha="center", va="center", fontsize=7,
+                            color="white" if abs(shown[a, b]) > 0.6 * vmax else "black")
+    hidden = len(names) - k
+    ax.set_title(title or ("pairwise interactions" + (f" ({what})" if what else "")
+                           + (f"; {_other_label(hidden)} not shown" if hidden else "")))
+    return ax
+
+
+def interaction_network(expl, row=None, *, top=10, ax=None, title=None, output=None):
+    """The strongest pairwise interactions as a graph (matplotlib only).
+
+    Features sit on a circle; the ``top`` pairs with the largest |interaction|
+    (mean over instances when ``row`` is None) are edges whose width grows with
+    the strength, red for positive and blue for negative (grey for the mean
+    absolute value). Node size follows the feature's mean |order-1 value|.
+    """
+    expl = _check(expl, output)
+    matrix, what, r = _interaction_matrix(expl, row)
+    if isinstance(top, (bool, np.bool_)) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise ValueError(f"top must be a positive integer; got {top!r}")
+    names = list(expl.feature_names)
+    d = len(names)
+    iu, ju = np.triu_indices(d, k=1)
+    strength = matrix[iu, ju]
+    order = np.argsort(-np.abs(strength), kind="stable")[:top]
+    order = order[np.abs(strength[order]) > 0]
+    ax = _axes(ax, (5.5, 5.5))
+    angle = np.pi / 2 - 2 * np.pi * np.arange(d) / d
+    px, py = np.cos(angle), np.sin(angle)
+    vmax = float(np.abs(strength[order]).max()) if len(order) else 1.0
+    signed = row is not None or np.asarray(expl.interactions).ndim == 2
+    for e in order[::-1]:
+        a, b, s = iu[e], ju[e], strength[e]
+        color = (POSITIVE if s > 0 else NEGATIVE) if signed else "grey"
+        ax.plot([px[a], px[b]], [py[a], py[b]], color=color, lw=0.8 + 6.0 * abs(s) / vmax,
+                alpha=0.85, solid_capstyle="round", zorder=1, gid="edge")
+    values = np.asarray(expl.values, dtype=float)
+    size = np.abs(values if values.ndim == 1 else (values[r] if r is not None else values)).reshape(-1, d)
+    size = size.mean(axis=0)
+    size = 80 + 600 * size / (size.max() or 1.0)
+    ax.scatter(px, py, s=size, color="#f0f0f0", edgecolors="#333333", zorder=2)
+    for j in range(d):
+        ax.annotate(names[j], (px[j], py[j]), xytext=(1.18 * px[j], 1.18 * py[j]), ha="center",
+                    va="center", fontsize=8)
+    ax.set_xlim(-1.45, 1.45)
+    ax.set_ylim(-1.45, 1.45)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(title or (f"{len(order)} strongest interactions" + (f" ({what})" if what else "")))
+    return ax
+
+
+def strongest_interaction(expl, feature):
+    """The feature that interacts most with ``feature``: largest mean |interaction| over instances."""
+    expl = _check(expl)
+    j = _feature_index(expl, feature)
+    matrix, _, _ = _interaction_matrix(expl, None)
+    scores = np.abs(matrix[j]).copy()
+    scores[j] = -np.inf
+    return int(np.argmax(scores))

@@ -161,3 +161,29 @@ def test_with_real_shap(expl):
     assert row.base_values == expl.base_values[3]
     kx.plots.waterfall(s[3])
     kx.plots.beeswarm(s, max_display=3)
+
+
+def test_to_shapiq_carries_every_order():
+    shapiq = pytest.importorskip("shapiq")
+    rng = np.random.default_rng(0)
+    n, d = 2, 4
+    inter = rng.normal(size=(n, d, d))
+    inter = inter + inter.transpose(0, 2, 1)
+    inter[:, range(d), range(d)] = 0.0
+    e = kx.Explanation(rng.normal(size=(n, d)), base_values=[1.0, 2.0], interactions=inter,
+                       meta={"index": "k-SII", "method": "product"})
+    converted = e.to_shapiq()
+    assert len(converted) == n and all(isinstance(v, shapiq.InteractionValues) for v in converted)
+    v = converted[1]
+    assert v.index == "k-SII" and v.n_players == d and v.max_order == 2 and not v.estimated
+    assert v[()] == 2.0 and v.baseline_value == 2.0
+    for j in range(d):
+        assert v[(j,)] == e.values[1, j]
+    for i in range(d):
+        for j in range(i + 1, d):
+            assert v[(i, j)] == inter[1, i, j]
+
+
+def test_to_shapiq_refuses_without_interactions():
+    with pytest.raises(ValueError, match="has none"):
+        kx.Explanation(np.zeros((2, 3))).to_shapiq()
