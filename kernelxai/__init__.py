@@ -16,6 +16,7 @@ from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
 from .shapley import available_methods, estimate_cost, shapley_values
 from . import estimators, games, kernels, models, product, shapley, values  # noqa: F401
 from .explain import explain
+from .interactions import explain_interactions, shapley_interactions
 from .gp_shap import ShapleyPrior, explain_gp
 from . import regression, uncertainty  # noqa: F401
 from .regression import explain_r2
@@ -79,4 +80,6 @@ __all__ = [
     "regression",
     "functionals",
     "explain_r2",
+    "shapley_interactions",
+    "explain_interactions",
 ]

@@ -130,34 +130,8 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         return plan.finish([explain(target, X, value, plan.background_for(target, background), method,
                                     groups=groups, group_names=group_names, **options)
                             for _, target in plan.targets])
-    try:
-        expansion = as_expansion(model)
-    except TypeError as err:  # not a kernel model kxai converts: explain it through model calls
-        expansion, why_not = None, _why_not_a_kernel_model(model, err)
-    cls = _values.get(value)
-    if expansion is None:
-        cls, target, route, model_output = _through_model_calls(model, value, cls, background,
-                                                                why_not)
-    else:
-        target, model_output = expansion, None
-    accepted = _value_function_options(cls)
-    vf_options = {k: options.pop(k) for k in list(options)
-                  if k in accepted and k not in ("background", "data", "groups", "group_names")}
-    if "background" in accepted:
-        vf_options["background"] = background
-    elif "data" in accepted:  # value functions fitted to a data sample (e.g. gaussian_conditional)
-        if background is not None:
-            vf_options["data"] = background
-    elif background is not None:
-        raise ValueError(f"the {value!r} value function takes no background sample")
-    if groups is not None:
-        if "groups" not in accepted:
-            raise ValueError(f"the {value!r} value function does not support groups")
-        vf_options.update(groups=groups, group_names=group_names)
-    vf = cls(target, **vf_options)
-    game = vf.game(X)
-    if expansion is not None:
-        route = _exact_route(expansion, value, cls, game)
+    game, route, expansion, model_output, accepted = build_game(
+        model, X, value, background, groups=groups, group_names=group_names, options=options)
     if method in ("product", "quadrature", "stable", "newton") and not isinstance(game, ProductGame):
         kernel = None if expansion is None else expansion.kernel
         why = (f"the model is explained through model calls ({route})" if kernel is None
@@ -189,6 +163,59 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     if model_output is not None:
         result.meta["model_output"] = model_output
     return result
+
+
+def build_game(model, X, value="interventional", background=None, *, groups=None,
+               group_names=None, options=None):
+    """The game ``kx.explain`` explains, for a model with one output (no ``output=`` plan).
+
+    Used by :func:`kx.explain <explain>` and :func:`kx.explain_interactions
+    <kernelxai.interactions.explain_interactions>`, so both explain the same game.
+    The value function's keywords are popped from the dict ``options``; what
+    is left belongs to the estimator.
+
+    Returns
+    -------
+    game : Game
+    route : str
+        What ``meta["route"]`` reports.
+    expansion : KernelExpansion or None
+        The model as a kernel expansion, or None when it is explained through model calls.
+    model_output : str or None
+        How a classifier explained through model calls is called (``"decision_function"``).
+    accepted : list of str
+        The value function's constructor keywords (for error messages).
+    """
+    options = {} if options is None else options
+    try:
+        expansion = as_expansion(model)
+    except TypeError as err:  # not a kernel model kxai converts: explain it through model calls
+        expansion, why_not = None, _why_not_a_kernel_model(model, err)
+    cls = _values.get(value)
+    if expansion is None:
+        cls, target, route, model_output = _through_model_calls(model, value, cls, background,
+                                                                why_not)
+    else:
+        target, model_output = expansion, None
+    accepted = _value_function_options(cls)
+    vf_options = {k: options.pop(k) for k in list(options)
+                  if k in accepted and k not in ("background", "data", "groups", "group_names")}
+    if "background" in accepted:
+        vf_options["background"] = background
+    elif "data" in accepted:  # value functions fitted to a data sample (e.g. gaussian_conditional)
+        if background is not None:
+            vf_options["data"] = background
+    elif background is not None:
+        raise ValueError(f"the {value!r} value function takes no background sample")
+    if groups is not None:
+        if "groups" not in accepted:
+            raise ValueError(f"the {value!r} value function does not support groups")
+        vf_options.update(groups=groups, group_names=group_names)
+    vf = cls(target, **vf_options)
+    game = vf.game(X)
+    if expansion is not None:
+        route = _exact_route(expansion, value, cls, game)
+    return game, route, expansion, model_output, accepted
 
 
 def _why_not_a_kernel_model(model, err):

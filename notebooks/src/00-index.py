@@ -24,6 +24,7 @@
 # | [06 · Uncertainty](06-uncertainty.ipynb) | sampling intervals (permutation, single-reference games, KernelSHAP bootstrap) and their coverage; Shapley residuals; Bayesian SHAP with credible intervals, perturbations-to-go and focused sampling |
 # | [07 · Shapley regression and groups](07-shapley-regression-groups.ipynb) | the lecture's R² decomposition over covariates (with bootstrap intervals); group Shapley for R² and for a kernel model, exact by enumeration or the product route; when group values equal summed feature values |
 # | [08 · Your model](08-your-model.ipynb) | the scikit-learn models people fit, as they fit them: a StandardScaler → SVR pipeline (folded into the kernel, exact), an SVC in decision, log-odds (exact) and probability space (model calls), multi-class iris (pairwise decision functions and class probabilities), a GP with a composite kernel; every route printed and checked against a brute force over model calls |
+# | [09 · Interactions](09-interactions.ipynb) | exact pairwise Shapley interactions (SII, k-SII, STII, Faith-SHAP) of kernel models in polynomial time: planted pairs recovered, the product route against enumeration, the Banana data, diabetes, and SII on the taxi and airport games |
 #
 # ## Experiments
 #

@@ -1,0 +1,20 @@
+"""Notebook 09 (exact Shapley interactions), in smoke mode."""
+
+import pytest
+
+from nbrun import run_notebook
+
+pytestmark = pytest.mark.notebook
+
+
+def test_interactions_notebook():
+    res = run_notebook("09-interactions")
+    assert res["planted"]["max_error_vs_closed_form"] < 1e-10
+    assert res["gp"]["product_vs_exact"] < 1e-9  # relative to the largest pair
+    assert res["efficiency_gap"] < 1e-8
+    assert res["large"]["d"] >= 13
+    assert res["taxi"]["shapley"] == pytest.approx([2.0, 5.0, 35.0])
+    assert res["airport"]["shapley"] == pytest.approx([2.0, 3.0, 4.0, 9.0])
+    # taxi: sharing lowers the fare, so every pair interacts negatively
+    sii = res["taxi"]["sii"]
+    assert sii[0][1] < 0 and sii[0][2] < 0 and sii[1][2] < 0
