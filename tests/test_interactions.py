@@ -1,6 +1,6 @@
 """Shapley interactions (SII, k-SII, STII, FSII): every route against independent truth.
 
-The references here are written from the definitions (MATH.md §8), not from the library:
+The references here are written from the definitions (the definitions), not from the library:
 brute-force sums over coalitions, Faith-SHAP as a constrained weighted least-squares
 fit solved through its KKT system, and a high-precision mpmath evaluation of the
 Beta integrals through exact polynomial expansion.
@@ -130,7 +130,7 @@ def test_exact_route_vectorised_over_instances():
 
 
 # --------------------------------------------------------------------------- #
-# the oracle of MATH.md §8: f = x1 + 2 x2 x3, reference 0, at x = (1, 1, 1)
+# the oracle of the definitions: f = x1 + 2 x2 x3, reference 0, at x = (1, 1, 1)
 # --------------------------------------------------------------------------- #
 @pytest.mark.parametrize("index, values", [("SII", [1, 1, 1]), ("k-SII", [1, 0, 0]),
                                            ("STII", [1, 0, 0]), ("FSII", [1, 0, 0])])
