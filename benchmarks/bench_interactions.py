@@ -12,7 +12,9 @@ Prints, measured in this run (timings are noisy on shared cores; read the ratios
    kernelxai's own ``method="sampled"`` and, when shapiq is installed, shapiq's
    KernelSHAP-IQ (its regression approximator for k-SII) -- time ratio and error
    against the exact pairs. shapiq is optional; without it the comparison is skipped
-   with a message.
+   with a message. The budget matches the time of game evaluations; KernelSHAP-IQ's own
+   overhead is not counted in choosing it, and at d = 200 it runs ~10 minutes (measured
+   with shapiq 1.4.1: 608 s, 870x the product route, relative error 7 on the pairs).
 
 Usage: python benchmarks/bench_interactions.py [--quick]
   --quick: d = 12 and 50 only.
