@@ -135,7 +135,7 @@ class _Permutations:
         return T
 
     def own_terms(self, C):
-        """W_p C W_p^T for every permutation p, shape (P, d, d), in feature order."""
+        """W_p C W_p^T for every permutation p, shape (P, d, d), in feature order (any C (c, c))."""
         ch = self.chain
         sub = C[ch[:, :, None], ch[:, None, :]]                   # (P, d+1, d+1)
         delta = sub[:, 1:, 1:] - sub[:, 1:, :-1] - sub[:, :-1, 1:] + sub[:, :-1, :-1]
@@ -458,25 +458,10 @@ class _SampledRoute(_Route):
         # the mean of W_p C W_q^T over p != q: the full double sum minus its diagonal
         full = np.einsum("jS,aSbT,kT->abjk", T, C, T, optimize=True) * perm.n**2
         own = np.zeros_like(full)
-        if X2 is None:
-            for a in range(len(X1)):
-                for b in range(len(X1)):
-                    own[a, b] = self._own(C[a, :, b, :]).sum(axis=0)
-        else:
-            for a in range(len(X1)):
-                for b in range(len(X2)):
-                    own[a, b] = self._own(C[a, :, b, :]).sum(axis=0)
+        for a in range(C.shape[0]):
+            for b in range(C.shape[2]):
+                own[a, b] = perm.own_terms(C[a, :, b, :]).sum(axis=0)
         return (full - own) / (perm.n * (perm.n - 1))
-
-    def _own(self, C):
-        """W_p C W_p^T per permutation for a non-symmetric C (the (a, b) block)."""
-        perm = self.perm
-        ch = perm.chain
-        sub = C[ch[:, :, None], ch[:, None, :]]
-        delta = sub[:, 1:, 1:] - sub[:, 1:, :-1] - sub[:, :-1, 1:] + sub[:, :-1, :-1]
-        inv = perm.inverse_order
-        rows = np.arange(perm.n)[:, None, None]
-        return delta[rows, inv[:, :, None], inv[:, None, :]]
 
     def per_point(self, X):
         """Per point: the U-statistic and the jackknife standard error of each entry."""

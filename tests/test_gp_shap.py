@@ -424,3 +424,16 @@ def test_shapley_prior_errors(small):
         kx.ShapleyPrior(gp, background=B).fit(x_rows, np.zeros((3, 2)))
     with pytest.raises(ValueError, match="NaN"):
         kx.ShapleyPrior(gp, background=B).fit(x_rows, np.full((3, 3), np.nan))
+
+
+def test_sampled_joint_covariance_blocks_are_the_per_point_estimates(small):
+    gp, X, B, x_rows = small
+    e = explain_gp(gp, x_rows, background=B, method="sampled", budget=300, random_state=5, joint=True)
+    per = explain_gp(gp, x_rows, background=B, method="sampled", budget=300, random_state=5)
+    for i in range(len(x_rows)):
+        np.testing.assert_allclose(e.joint_covariance[i * D:(i + 1) * D, i * D:(i + 1) * D],
+                                   per.covariance[i], rtol=0, atol=1e-12)
+    # the cross-point blocks are unbiased too: compare with the exact joint covariance loosely
+    exact = explain_gp(gp, x_rows, background=B, method="exact", joint=True)
+    err = np.abs(e.joint_covariance - exact.joint_covariance).max()
+    assert err < 0.2 * np.abs(exact.joint_covariance).max(), err
