@@ -403,6 +403,13 @@ def _feature_index(expl, feature):
     return int(feature) % len(names)
 
 
+def _row_position(row, n):
+    """``row`` as a position in [0, n): an integer in [-n, n), else a ValueError."""
+    if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not -n <= row < n:
+        raise ValueError(f"row must be an integer position among the {n} explained points; got {row!r}")
+    return int(row) % n
+
+
 def _zero_variance(variances):
     """Which variances are negligible: at most 1e-10 of the largest (all, when that is 0)."""
     variances = np.clip(variances, 0.0, None)
@@ -457,11 +464,7 @@ def correlation(expl, row=0, *, ax=None, title=None, annotate=None, output=None)
         )
     cov = np.asarray(expl.covariance, dtype=float)
     if cov.ndim == 3:
-        n = cov.shape[0]
-        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) \
-                or not -n <= row < n:
-            raise ValueError(f"row must be an integer position among the {n} explained points; got {row!r}")
-        row = int(row) % n
+        row = _row_position(row, cov.shape[0])
         cov = cov[row]
         where = f" (row {row})"
     else:
@@ -616,10 +619,8 @@ def _interaction_matrix(expl, row):
         return block, "", None
     if row is None:
         return np.abs(block).mean(axis=0), "mean |interaction| over instances", None
-    n = block.shape[0]
-    if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not -n <= row < n:
-        raise ValueError(f"row must be an instance position in [-{n}, {n}); got {row!r}")
-    return block[int(row)], f"instance {int(row) % n}", int(row) % n
+    row = _row_position(row, block.shape[0])
+    return block[row], f"instance {row}", row
 
 
 def interaction_heatmap(expl, row=None, *, ax=None, title=None, annotate=None, max_display=20,

@@ -51,17 +51,7 @@ def _brute(x_rows, B):
                 z[list(S)] = x[list(S)]
                 index[i, S, b_idx] = len(Z)
                 Z.append(z)
-    A = np.zeros((n * d, len(Z)))
-    for i in range(n):
-        for j in range(d):
-            others = [k for k in range(d) if k != j]
-            for s in range(d):
-                w = factorial(s) * factorial(d - s - 1) / factorial(d)
-                for S in combinations(others, s):
-                    S = frozenset(S)
-                    for b_idx in range(m):
-                        A[i * d + j, index[i, S | {j}, b_idx]] += w / m
-                        A[i * d + j, index[i, S, b_idx]] -= w / m
+    A = _reweighted(x_rows, B, lambda x, S: np.full(m, 1.0 / m))  # the interventional weights 1/m
     return np.array(Z), A
 
 
