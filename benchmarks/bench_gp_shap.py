@@ -32,19 +32,13 @@ Timings on a shared machine are noisy: compare the ratios, not the seconds.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 import kernelxai as kx
-
-
-def _seconds(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
+from kernelxai.reporting import timed
 
 
 def _masks(d):
@@ -117,10 +111,10 @@ def main(argv=None):
     print(f"== GP-SHAP: GaussianProcessRegressor (ARD RBF) on n = {n}, d = {d}; background m = {m}; "
           f"{k} explained points; {2**d * m} evaluation points per point ==", flush=True)
 
-    t_prod, e_prod = _seconds(lambda: kx.explain_gp(gp, X_explain, background=B, method="product"))
-    t_exact, e_exact = _seconds(lambda: kx.explain_gp(gp, X_explain, background=B, method="exact"))
-    t_brute, cov_brute = _seconds(lambda: brute_force(gp, X_explain, B))
-    t_draws, cov_draws = _seconds(lambda: draws_one_by_one(gp, X_explain, B, n_draws, args.seed))
+    e_prod, t_prod = timed(lambda: kx.explain_gp(gp, X_explain, background=B, method="product"))
+    e_exact, t_exact = timed(lambda: kx.explain_gp(gp, X_explain, background=B, method="exact"))
+    cov_brute, t_brute = timed(lambda: brute_force(gp, X_explain, B))
+    cov_draws, t_draws = timed(lambda: draws_one_by_one(gp, X_explain, B, n_draws, args.seed))
 
     scale = np.abs(cov_brute).max()
     rel = np.linalg.norm(cov_draws - cov_brute, axis=(1, 2)) / np.linalg.norm(cov_brute, axis=(1, 2))
