@@ -341,13 +341,13 @@ def dependence(expl, feature, *, ax=None, color_by=None, title=None, output=None
     if expl.values.ndim != 2 or expl.data is None:
         raise ValueError("dependence needs many instances with their data")
     j = _feature_index(expl, feature)
+    if isinstance(color_by, str) and color_by == "interaction" and "interaction" not in expl.feature_names:
+        color_by = strongest_interaction(expl, j)
+    k = None if color_by is None else _feature_index(expl, color_by)  # checked before drawing anything
     ax = _axes(ax, (5, 4))
     x = np.asarray(expl.data[:, j], dtype=float)
     kwargs = {"color": "#4c72b0"}
-    if isinstance(color_by, str) and color_by == "interaction" and "interaction" not in expl.feature_names:
-        color_by = strongest_interaction(expl, j)
     if color_by is not None:
-        k = _feature_index(expl, color_by)
         kwargs = {"c": np.asarray(expl.data[:, k], dtype=float), "cmap": "coolwarm"}
     points = ax.scatter(x, expl.values[:, j], s=12, alpha=0.8, linewidths=0, **kwargs)
     if expl.has_intervals:

@@ -61,8 +61,10 @@ def test_errors_without_interactions():
     for plot in (kx.plots.interaction_heatmap, kx.plots.interaction_network):
         with pytest.raises(ValueError, match="explain_interactions"):
             plot(e)
+    before = plt.get_fignums()
     with pytest.raises(ValueError, match="explain_interactions"):
         kx.plots.dependence(e, 0, color_by="interaction")
+    assert plt.get_fignums() == before  # refused before a figure was opened
     rng = np.random.default_rng(1)
     inter = rng.normal(size=(3, 2, 2))
     inter = inter + inter.transpose(0, 2, 1)

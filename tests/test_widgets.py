@@ -84,6 +84,7 @@ def test_parameter_explorer_precompute():
 def test_figures_reach_the_output_as_display_data():
     import matplotlib.pyplot as plt
 
+    plt.close("all")  # figures other tests on this worker left open are not this test's business
     calls = []
 
     def draw(b):
