@@ -154,16 +154,31 @@ class _Permutations:
 # --------------------------------------------------------------------------- #
 # the fitted GP
 # --------------------------------------------------------------------------- #
+class _FittedGP:
+    """What explain_gp needs of a fitted GP: its posterior, and a regressor for the mean.
+
+    ``post`` is the posterior of the latent f; ``mean_model`` is what
+    ``kx.explain`` explains for the posterior mean (the GP itself, or for a
+    binary Laplace classifier a regressor whose mean is the latent mean);
+    ``mean_options`` are the extra keywords of that ``kx.explain`` call;
+    ``what`` describes the covariance's meaning.
+    """
+
+    def __init__(self, post, mean_model, regressor, mean_options, what):
+        self.post, self.mean_model, self.regressor = post, mean_model, regressor
+        self.mean_options, self.what = mean_options, what
+
+
 def _check_gp(gp):
-    try:
-        from sklearn.gaussian_process import GaussianProcessRegressor
-    except ImportError:  # pragma: no cover - scikit-learn is a dependency
-        GaussianProcessRegressor = ()
+    from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
+
+    if isinstance(gp, GaussianProcessClassifier):
+        return _check_gpc(gp)
     if not isinstance(gp, GaussianProcessRegressor):
         raise TypeError(
-            "gp must be a fitted scikit-learn GaussianProcessRegressor; got "
-            f"{type(gp).__name__}. For the posterior-mean Shapley values of other models use "
-            "kx.explain(model, X)."
+            "gp must be a fitted scikit-learn GaussianProcessRegressor or a binary "
+            f"GaussianProcessClassifier; got {type(gp).__name__}. For the posterior-mean Shapley "
+            "values of other models use kx.explain(model, X)."
         )
     if not hasattr(gp, "X_train_") or not hasattr(gp, "L_"):
         raise ValueError(
@@ -177,7 +192,32 @@ def _check_gp(gp):
             "outputs. Fit one GaussianProcessRegressor per output."
         )
     std = np.ravel(np.asarray(getattr(gp, "_y_train_std", 1.0), dtype=float))
-    return float(std[0]) if std.size else 1.0
+    scale = float(std[0]) if std.size else 1.0
+    what = ("posterior covariance A C A^T of the Shapley values of the latent function "
+            "(observation noise and WhiteKernel excluded"
+            + (", normalize_y undone" if scale != 1.0 else "") + ")")
+    return _FittedGP(_Posterior(gp.kernel_, gp.X_train_, gp.L_, scale), gp, gp, {}, what)
+
+
+def _check_gpc(gpc):
+    from .outputs import _label, latent_regressor
+
+    if not hasattr(gpc, "base_estimator_"):
+        raise ValueError("gp is not fitted: call gp.fit(X, y) first")
+    if len(gpc.classes_) != 2:
+        raise ValueError(
+            f"explain_gp explains a binary GaussianProcessClassifier (one latent function); this one "
+            f"has {len(gpc.classes_)} classes, each with its own one-vs-rest latent GP. Fit a binary "
+            "classifier per class of interest (y == c), or use kx.explain(gp, X, output='latent') "
+            "for the posterior-mean values of every class."
+        )
+    base = gpc.base_estimator_
+    post = _Posterior(base.kernel_, base.X_train_, base.L_, 1.0,
+                      row_scale=np.asarray(base.W_sr_, dtype=float))
+    what = ("Laplace-approximate posterior covariance A C A^T of the Shapley values of the latent "
+            f"function (the log-odds of class {_label(gpc.classes_[1])!r}): C = k - k_X W^(1/2) B^(-1) "
+            "W^(1/2) k_X, as scikit-learn's predict_proba uses it")
+    return _FittedGP(post, gpc, latent_regressor(gpc, base), {"output": "latent"}, what)
 
 
 class _Posterior:
@@ -188,17 +228,23 @@ class _Posterior:
     ``WhiteKernel`` gives 0 between two sets of points, so it is the latent
     function's covariance (no observation noise), and ``scale`` undoes
     ``normalize_y``. Without training data (``L=None``) it is the prior.
+    For a binary Laplace classifier ``(K + alpha I)^{-1}`` becomes
+    ``W^{1/2} B^{-1} W^{1/2}`` with ``L`` the Cholesky factor of ``B`` and
+    ``row_scale = W^{1/2}`` (GPML Algorithm 3.2).
     """
 
-    def __init__(self, kernel, X_train=None, L=None, scale=1.0):
+    def __init__(self, kernel, X_train=None, L=None, scale=1.0, row_scale=None):
         self.kernel = kernel
         self.X_train = None if X_train is None else np.asarray(X_train, dtype=float)
         self.L = None if L is None else np.asarray(L)
         self.scale2 = float(scale) ** 2
+        self.row_scale = None if row_scale is None else np.asarray(row_scale, dtype=float)
 
-    @classmethod
-    def of(cls, gp, scale):
-        return cls(gp.kernel_, gp.X_train_, gp.L_, scale)
+    def solve(self, KX):
+        """L^{-1} R KX for KX (n_train, k) with R the row scaling (identity for a regressor)."""
+        if self.row_scale is not None:
+            KX = self.row_scale[:, None] * KX
+        return solve_triangular(self.L, KX, lower=True, check_finite=False)
 
     @property
     def n_train(self):
@@ -208,7 +254,7 @@ class _Posterior:
         """L^{-1} k(X_train, Z), shape (n_train, len(Z))."""
         if self.L is None:
             return np.zeros((0, len(Z)))
-        return solve_triangular(self.L, self.kernel(self.X_train, Z), lower=True, check_finite=False)
+        return self.solve(self.kernel(self.X_train, Z))
 
 
 def _cells(rows, masks, B):
@@ -497,8 +543,7 @@ class _ProductRoute(_Route):
             return np.zeros((0, len(X), X.shape[1]))
         psi = _product_psi(self.terms, X, self.B, self.post.X_train)     # (n, d, nt)
         n, d, nt = psi.shape
-        G = solve_triangular(self.post.L, psi.transpose(2, 0, 1).reshape(nt, n * d), lower=True,
-                             check_finite=False)
+        G = self.post.solve(psi.transpose(2, 0, 1).reshape(nt, n * d))
         return G.reshape(nt, n, d)
 
     def block(self, X1, X2=None):
@@ -629,7 +674,12 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         converts. ``normalize_y=True`` is taken into account (values and
         covariances are in the units of y). A ``WhiteKernel`` is treated as
         observation noise: the covariance is that of the latent function f,
-        not of noisy observations y.
+        not of noisy observations y. Or a fitted binary
+        ``GaussianProcessClassifier``: its latent function (the log-odds of
+        the second class) under scikit-learn's Laplace approximation, whose
+        posterior is Gaussian with covariance ``k - k_X W^(1/2) B^(-1)
+        W^(1/2) k_X`` (the one ``predict_proba`` integrates over); the mean
+        is ``kx.explain(gp, X, output="latent")``.
     X : array (n, d) or DataFrame
         Points to explain.
     value : {"interventional", "observational"}
@@ -673,7 +723,7 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     Raises
     ------
     TypeError
-        If ``gp`` is not a GaussianProcessRegressor.
+        If ``gp`` is not a GaussianProcessRegressor or GaussianProcessClassifier.
     ValueError
         If ``gp`` is unfitted or multi-output, if ``value`` or ``method`` is
         not accepted or not applicable, if the shapes do not match, or if the
@@ -682,7 +732,7 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         If the computed covariance violates efficiency (the variance of the
         sum of the Shapley values must equal Var(f(x) - v_x(empty))).
     """
-    scale = _check_gp(gp)
+    fitted = _check_gp(gp)
     if value not in _VALUES:
         raise ValueError(f"value must be one of {_VALUES}; got {value!r}")
     if method not in _METHODS:
@@ -690,22 +740,23 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     if not isinstance(joint, (bool, np.bool_)):
         raise ValueError(f"joint must be True or False; got {joint!r}")
 
-    post = _Posterior.of(gp, scale)
+    post = fitted.post
+    kernel = post.kernel
     d = post.X_train.shape[1]
     Xa = _check_rows(X, d)
     B = _check_background(background, post.X_train, d)
     n, m = Xa.shape[0], B.shape[0]
-    terms = _product_terms(gp.kernel_, d) if value == "interventional" else None
+    terms = _product_terms(kernel, d) if value == "interventional" else None
     route_name = _choose(method, value, terms, d, m, n, joint)
     if value == "observational":
-        terms_obs = _product_terms(gp.kernel_, d)
+        terms_obs = _product_terms(kernel, d)
         if terms_obs is None or len(terms_obs) != 1:
             raise ValueError(
                 "value='observational' in explain_gp uses RKHS-SHAP's conditional mean embedding of "
                 "a product kernel (RBF, ARD or not, times a constant, plus a WhiteKernel); this GP's "
-                f"kernel {gp.kernel_} is not one. Use value='interventional'."
+                f"kernel {kernel} is not one. Use value='interventional'."
             )
-        weights_fn = _observational_weights(gp, B, eta)
+        weights_fn = _observational_weights(fitted.regressor, B, eta)
     else:
         weights_fn = lambda rows, masks: _uniform_weights(rows, masks, m)  # noqa: E731
 
@@ -732,8 +783,8 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     # the mean: Shapley values of the posterior mean, exactly as kx.explain gives them
     from .explain import explain
 
-    mean_kw = {"eta": eta} if value == "observational" else {}
-    mean = explain(gp, X if np.ndim(X) == 2 else Xa, value=value, background=B, **mean_kw)
+    mean_kw = dict(fitted.mean_options, **({"eta": eta} if value == "observational" else {}))
+    mean = explain(fitted.mean_model, X if np.ndim(X) == 2 else Xa, value=value, background=B, **mean_kw)
 
     if route_name == "product":
         route = _ProductRoute(post, B, terms)
@@ -782,11 +833,7 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     meta = {
         "value_function": value,
         "method": route_name,
-        "covariance": (
-            "posterior covariance A C A^T of the Shapley values of the latent function "
-            f"(observation noise and WhiteKernel excluded{', normalize_y undone' if scale != 1.0 else ''}); "
-            + described
-        ),
+        "covariance": fitted.what + "; " + described,
         "n_background": m,
         "credible_level": 0.95,
     }

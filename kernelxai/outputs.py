@@ -530,6 +530,11 @@ def _gpc_plan(model, gpc, output):
 
 def _latent_expansion(gpc, binary):
     """The latent mean k(x, X)(y - pi) of a fitted binary Laplace GP classifier, as a GP regressor's mean."""
+    return as_expansion(latent_regressor(gpc, binary))
+
+
+def latent_regressor(gpc, binary):
+    """A fitted GaussianProcessRegressor whose mean is the binary Laplace classifier's latent mean."""
     from sklearn.gaussian_process import GaussianProcessRegressor
 
     shim = GaussianProcessRegressor(kernel=binary.kernel_)
@@ -542,7 +547,7 @@ def _latent_expansion(gpc, binary):
     for attr in ("feature_names_in_", "n_features_in_"):
         if hasattr(gpc, attr):
             setattr(shim, attr, getattr(gpc, attr))
-    return as_expansion(shim)
+    return shim
 
 
 # --------------------------------------------------------------------------- #

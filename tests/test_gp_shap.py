@@ -427,3 +427,65 @@ def test_sampled_joint_covariance_blocks_are_the_per_point_estimates(small):
     exact = explain_gp(gp, x_rows, background=B, method="exact", joint=True)
     err = np.abs(e.joint_covariance - exact.joint_covariance).max()
     assert err < 0.2 * np.abs(exact.joint_covariance).max(), err
+
+
+@pytest.fixture(scope="module")
+def classifier():
+    from sklearn.gaussian_process import GaussianProcessClassifier
+
+    X, _ = _data(seed=3, n=50)
+    y = np.where(X[:, 0] + X[:, 1] * X[:, 2] > 0, "yes", "no")
+    kernel = ConstantKernel(2.0, "fixed") * RBF([1.0, 1.3, 0.8], "fixed")
+    gpc = GaussianProcessClassifier(kernel, optimizer=None).fit(X, y)
+    return gpc, X[:M], np.vstack([X[10:12], [[0.3, -1.2, 2.0]]])
+
+
+def _laplace_latent(gpc, Z):
+    """Mean and covariance of the latent f at Z under the Laplace posterior (GPML Alg. 3.2), by hand."""
+    from scipy.linalg import solve_triangular
+
+    base = gpc.base_estimator_
+    KxZ = base.kernel_(base.X_train_, Z)
+    v = solve_triangular(base.L_, base.W_sr_[:, None] * KxZ, lower=True)
+    return KxZ.T @ (base.y_train_ - base.pi_), base.kernel_(Z) - v.T @ v
+
+
+@pytest.mark.parametrize("method", ["exact", "product"])
+def test_binary_classifier_latent_matches_brute_force(classifier, method):
+    gpc, B, x_rows = classifier
+    e = explain_gp(gpc, x_rows, background=B, method=method)
+    for i in range(len(x_rows)):
+        Z, A = _brute(x_rows[i:i + 1], B)
+        mean, C = _laplace_latent(gpc, Z)
+        # the hand-written Laplace covariance agrees with scikit-learn's own latent variance
+        np.testing.assert_allclose(np.diag(C), gpc.base_estimator_.latent_mean_and_variance(Z)[1],
+                                   rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(e.covariance[i], A @ C @ A.T, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(e.values[i], A @ mean, rtol=0, atol=1e-9)
+    ref = kx.explain(gpc, x_rows, background=B, output="latent")
+    np.testing.assert_array_equal(e.values, ref.values)
+    assert "Laplace" in e.meta["covariance"] and "'yes'" in e.meta["covariance"]
+
+
+def test_binary_classifier_sampled_and_observational(classifier):
+    gpc, B, x_rows = classifier
+    exact = explain_gp(gpc, x_rows[:1], background=B, method="exact")
+    sampled = explain_gp(gpc, x_rows[:1], background=B, method="sampled", budget=3000, random_state=0)
+    z = (sampled.covariance - exact.covariance) / sampled.meta["covariance_mc_stderr"]
+    assert np.all(np.abs(z) < 5)
+    obs = explain_gp(gpc, x_rows[:1], "observational", background=B)
+    ref = kx.explain(gpc, x_rows[:1], "observational", background=B, output="latent")
+    np.testing.assert_allclose(obs.values, ref.values, rtol=0, atol=1e-12)
+    assert np.all(np.linalg.eigvalsh(obs.covariance[0]) > -1e-10)
+
+
+def test_classifier_errors():
+    from sklearn.gaussian_process import GaussianProcessClassifier
+
+    X, _ = _data(seed=4, n=45)
+    y3 = np.digitize(X[:, 0], [-0.5, 0.5])
+    three = GaussianProcessClassifier(RBF(1.0), optimizer=None).fit(X, y3)
+    with pytest.raises(ValueError, match="binary GaussianProcessClassifier.*3 classes"):
+        explain_gp(three, X[:2])
+    with pytest.raises(ValueError, match="not fitted"):
+        explain_gp(GaussianProcessClassifier(), X[:2])
