@@ -44,4 +44,14 @@ def test_gp_shap_notebook():
         assert math.isfinite(sp[key]), key
     assert 0 <= sp["coverage_95"] <= 1 and sp["relative_rmse"] < 1
     assert np.isfinite(res["observational"]["max_abs_difference"])
+    # real data: diabetes (regression) and breast cancer (the GP classifier's latent function)
+    dia = res["diabetes"]
+    assert dia["sd_larger_with_less_data"] is True      # the paper's claim; it held in every run so far
+    assert {"bmi", "s5"} <= set(dia["top_features"])
+    assert 0 <= dia["shapley_prior"]["coverage_95"] <= 1 and dia["shapley_prior"]["relative_rmse"] < 1
+    can = res["breast_cancer"]
+    assert can["accuracy"] > 0.85
+    # the attributions' sum is far surer than its parts: negative correlations cancel
+    assert np.all(np.asarray(can["sd_of_sum"]) < 0.5 * np.asarray(can["sum_of_feature_sds"]))
+    assert can["min_correlation"] < -0.3
     assert res["parameters"]["smoke"] is True
