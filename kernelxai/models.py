@@ -457,7 +457,8 @@ SUPPORTED_MODELS = (
     "sums and products of RBF/ConstantKernel stay product games, WhiteKernel drops out, Matern "
     "of any nu, the others exactly through model calls); a sklearn Pipeline of "
     "StandardScaler / MinMaxScaler / MaxAbsScaler / RobustScaler (or a ColumnTransformer of these) "
-    "followed by one of these"
+    "followed by one of these, or by a Nystroem step and a linear model (Ridge, LogisticRegression, "
+    "SVR(kernel='linear'), LinearSVC, ...: an expansion over the landmarks)"
 )
 
 
@@ -488,7 +489,15 @@ def as_expansion(model):
       one of the models above: the scaling is folded into the kernel's
       lengthscales and the expansion points are mapped back, so the expansion
       is on the pipeline's input columns, in their units
-      (:mod:`kernelxai.pipelines`).
+      (:mod:`kernelxai.pipelines`);
+    * a pipeline with a ``Nystroem`` step (kernel ``"rbf"``, ``"laplacian"``,
+      ``"linear"``, a Gaussian-process kernel; others exactly through model
+      calls) followed by a linear model (``Ridge``, ``LogisticRegression``'s
+      decision function, ``SVR(kernel="linear")``, ``LinearSVC``, ...): the
+      exact expansion sum_l alpha_l k(x, L_l) + b over its landmarks L with
+      alpha = normalization_.T @ coef (:mod:`kernelxai.nystroem`). Random
+      features (``RBFSampler``) are not an expansion: explained through model
+      calls.
 
     Anything else raises a TypeError listing these (``kx.explain`` then
     explains the model through model calls); an unfitted model a ValueError.

@@ -187,6 +187,11 @@ def output_plan(model, output=None):
     if output is not None and (not isinstance(output, str) or output not in OUTPUTS):
         raise ValueError(f"output must be one of {sorted(OUTPUTS)} or None (the model's default); "
                          f"got {output!r}")
+    from .nystroem import nystroem_plan
+
+    handled, plan = nystroem_plan(model, output)  # Nystroem + linear model: expansions over landmarks
+    if handled:
+        return plan
     final, rebuild = _split_pipeline(model)
     module = type(final).__module__ or ""
     if isinstance(final, KernelLogisticRegression):

@@ -215,7 +215,9 @@ def expansion_of_pipeline(pipeline):
     pipeline : fitted ``sklearn.pipeline.Pipeline``
         Per-feature affine preprocessing steps (``AFFINE_STEPS``) followed by
         any model :func:`kernelxai.models.as_expansion` converts whose kernel
-        absorbs per-feature scales (:func:`fold_affine`).
+        absorbs per-feature scales (:func:`fold_affine`); or a ``Nystroem``
+        step and a linear model (:mod:`kernelxai.nystroem`: an expansion over
+        the landmarks).
 
     Returns
     -------
@@ -232,6 +234,14 @@ def expansion_of_pipeline(pipeline):
     ValueError
         The pipeline is not fitted.
     """
+    from .nystroem import (expansion_of_nystroem_pipeline, is_nystroem_pipeline,
+                           random_features_reason)
+
+    if is_nystroem_pipeline(pipeline):  # Nystroem + a linear model: an expansion over the landmarks
+        return expansion_of_nystroem_pipeline(pipeline)
+    reason = random_features_reason(pipeline)
+    if reason is not None:
+        raise TypeError(reason)
     steps = list(pipeline.steps)
     final_name, final = steps[-1]
     if final is None or isinstance(final, str):

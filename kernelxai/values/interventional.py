@@ -223,7 +223,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         for rows, G in tqdm(blocks, desc="mean embeddings", total=-(-m // step),
                             disable=not progress_enabled(self.progress or None), leave=False):
             k = rows.stop - rows.start
-            mu += _subset_products(G, P[:, :k]).sum(axis=1)
+            mu += np.ones(k) @ _subset_products(G, P[:, :k])  # sum over the block's rows (BLAS)
         mu /= m
         full = size - 1
         weights = self.expansion.alpha[None, :] * mu[full ^ np.arange(size)]  # alpha_i mu_{S^c}(x_i)
@@ -258,7 +258,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
                 sel = absent[:, l]
                 if sel.any():
                     P[sel] *= G[None, :, :, l]
-            mu += P.sum(axis=1)
+            mu += np.ones(P.shape[1]) @ P  # sum over the block's background rows (BLAS)
         return mu / m
 
     def _present_products(self, z, step):
