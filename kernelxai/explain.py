@@ -9,9 +9,10 @@ from .estimators.registry import InvalidOptionError
 from .games import ProductGame
 from .models import as_expansion
 from .outputs import output_plan
-from .shapley import shapley_values
+from .parallel import check_n_jobs, explain_rows
 from .values import base as _values
 from .values.agnostic import GaussianConditional, Marginal, MarginalGame
+from .values.conditional import Empirical, GaussianCopula
 from .values.interventional import Interventional
 
 __all__ = ["explain", "BackgroundRequiredError"]
@@ -41,7 +42,7 @@ def _value_function_options(cls):
 
 
 def explain(model, X, value="interventional", background=None, method="auto", *, groups=None,
-            group_names=None, output=None, **options):
+            group_names=None, output=None, n_jobs=None, rows_per_chunk=None, **options):
     """Shapley values of a kernel model's predictions at the rows of ``X``.
 
     Parameters
@@ -54,7 +55,8 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         classifier, a plain callable ``f(X) -> y`` -- is explained through
         model calls: ``value="interventional"`` becomes the model-agnostic
         ``"marginal"`` game (the same game, by averaging model calls over
-        ``background``), and ``"marginal"`` / ``"gaussian_conditional"`` work
+        ``background``), and ``"marginal"`` / ``"gaussian_conditional"`` (and the
+        dependent-feature estimators ``"gaussian_copula"``, ``"empirical"``) work
         as always; these need ``background=``. Classifiers are explained
         through ``decision_function`` when they have one, else ``predict``.
         ``meta["route"]`` says which route was taken and why.
@@ -94,6 +96,15 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         ``meta["output_kind"]`` name the output, ``meta["output_description"]``
         says what the numbers are. An output the model does not have raises a
         ValueError listing the ones it has.
+    n_jobs : int, optional
+        Workers explaining chunks of rows, with joblib as in scikit-learn: None is one
+        worker unless an enclosing ``joblib.parallel_config`` says otherwise (under
+        ``joblib.parallel_config(backend="dask")`` the chunks run on the Dask cluster),
+        -1 all CPUs. The result does not depend on it: bit for bit, also for sampled
+        methods with a seed (:mod:`kernelxai.parallel`).
+    rows_per_chunk : int, optional
+        Rows per chunk; default from the cost model (about half a second of estimated
+        work per chunk). Rows that make one chunk are explained in one serial call.
     **options
         Split between the value function (its constructor's keywords, e.g.
         ``eta``) and the estimator (e.g. ``budget``, ``seed``). An unknown
@@ -128,10 +139,13 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         if missing:
             raise BackgroundRequiredError(missing)
         return plan.finish([explain(target, X, value, plan.background_for(target, background), method,
-                                    groups=groups, group_names=group_names, **options)
+                                    groups=groups, group_names=group_names, n_jobs=n_jobs,
+                                    rows_per_chunk=rows_per_chunk, **options)
                             for _, target in plan.targets])
-    game, route, expansion, model_output, accepted = build_game(
-        model, X, value, background, groups=groups, group_names=group_names, options=options)
+    check_n_jobs(n_jobs)
+    game, route, expansion, model_output, accepted, vf = build_game(
+        model, X, value, background, groups=groups, group_names=group_names, options=options,
+        return_value_function=True)
     if method in ("product", "quadrature", "stable", "newton") and not isinstance(game, ProductGame):
         kernel = None if expansion is None else expansion.kernel
         why = (f"the model is explained through model calls ({route})" if kernel is None
@@ -143,7 +157,8 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
             "or 'functional_baseline'). Use method='auto', 'exact' (up to ~12 features), 'kernel' "
             "(budget=...) or 'permutation' instead")
     try:
-        result = shapley_values(game, method=method, **options)
+        result = explain_rows(vf, game, X, method, options, n_jobs=n_jobs,
+                              rows_per_chunk=rows_per_chunk)
     except InvalidOptionError as err:
         vf_names = [k for k in accepted if k not in ("background", "data", "groups", "group_names")]
         unknown = [k for k in options if k not in _OWN and str(k) in str(err)]
@@ -166,7 +181,7 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
 
 
 def build_game(model, X, value="interventional", background=None, *, groups=None,
-               group_names=None, options=None):
+               group_names=None, options=None, return_value_function=False):
     """The game ``kx.explain`` explains, for a model with one output (no ``output=`` plan).
 
     Used by :func:`kx.explain <explain>` and :func:`kx.explain_interactions
@@ -185,6 +200,9 @@ def build_game(model, X, value="interventional", background=None, *, groups=None
         How a classifier explained through model calls is called (``"decision_function"``).
     accepted : list of str
         The value function's constructor keywords (for error messages).
+    value_function : ValueFunction
+        Only with ``return_value_function=True``: the object that built ``game``
+        (``value_function.game(rows)`` gives the game of other rows).
     """
     options = {} if options is None else options
     try:
@@ -215,6 +233,8 @@ def build_game(model, X, value="interventional", background=None, *, groups=None
     game = vf.game(X)
     if expansion is not None:
         route = _exact_route(expansion, value, cls, game)
+    if return_value_function:
+        return game, route, expansion, model_output, accepted, vf
     return game, route, expansion, model_output, accepted
 
 
@@ -240,7 +260,7 @@ def _folded_steps(model):
 
 def _exact_route(expansion, value, cls, game):
     """meta["route"] of a model converted to a kernel expansion."""
-    if issubclass(cls, (Marginal, GaussianConditional)):
+    if issubclass(cls, (Marginal, GaussianConditional, GaussianCopula, Empirical)):
         return f"model calls ({value}): value={value!r} averages calls of the kernel expansion"
     if issubclass(cls, Interventional) and isinstance(game, MarginalGame):
         return (f"model calls (marginal): the kernel {expansion.kernel!r} is not a product kernel, "
@@ -273,13 +293,13 @@ def _through_model_calls(model, value, cls, background, why_not):
                         "f(X) -> y of a 2-D array")
     if issubclass(cls, Interventional):  # the same game, by averaging model calls
         cls, value = Marginal, "marginal"
-    if not issubclass(cls, (Marginal, GaussianConditional)):
+    if not issubclass(cls, (Marginal, GaussianConditional, GaussianCopula, Empirical)):
         raise TypeError(
             f"value={value!r} needs a kernel model (it works with the model's kernel), and this "
             f"{getattr(model, 'display_name', type(model).__name__)} is not one: {why_not}. Explain it through model calls "
             "instead: "
             "kx.explain(model, X, value='marginal', background=X_train) (the interventional game) "
-            "or value='gaussian_conditional'")
+            "or value='gaussian_conditional' / 'gaussian_copula' / 'empirical'")
     if background is None:
         what = getattr(model, "display_name", type(model).__name__) if hasattr(model, "predict") \
             else "callable"

@@ -620,6 +620,69 @@ class Explanation:
         return f"{text}, p = {float(p):.3g}"
 
     @classmethod
+    def concat(cls, pieces, meta=None):
+        """Explanations of different instances, stacked along the instance axis.
+
+        For the pieces of one explanation computed in chunks of rows
+        (:mod:`kernelxai.parallel`): values, base values, data, standard errors,
+        bounds, interactions and per-instance covariances are concatenated in
+        order.
+
+        Parameters
+        ----------
+        pieces : sequence of Explanation
+            With an instance axis, the same axes, feature names and output names,
+            and the same optional arrays (all or none of them have ``stderr``, ...).
+        meta : dict, optional
+            The result's ``meta``; default: the first piece's.
+
+        Returns
+        -------
+        Explanation
+
+        Raises
+        ------
+        ValueError
+            No pieces, pieces that disagree, or a ``joint_covariance`` (the
+            covariances between instances of different pieces are unknown).
+        """
+        pieces = list(pieces)
+        if not pieces:
+            raise ValueError("Explanation.concat needs at least one Explanation")
+        bad = [type(p).__name__ for p in pieces if not isinstance(p, Explanation)]
+        if bad:
+            raise TypeError(f"Explanation.concat joins Explanations; got {', '.join(bad)}")
+        first = pieces[0]
+        for k, p in enumerate(pieces):
+            if "instance" not in p.axes:
+                raise ValueError(f"piece {k} has no instance axis (axes {p.axes}); concat stacks "
+                                 "explanations of several instances each")
+            if p.axes != first.axes or p.values.shape[1:] != first.values.shape[1:]:
+                raise ValueError(f"piece {k} has axes {p.axes} and shape {p.values.shape}; piece 0 "
+                                 f"has {first.axes} and {first.values.shape}")
+            if list(p.feature_names) != list(first.feature_names) or \
+                    (p.output_names or None) != (first.output_names or None):
+                raise ValueError(f"piece {k} names its features or outputs differently from piece 0")
+            if p.joint_covariance is not None:
+                raise ValueError("cannot concatenate explanations with a joint_covariance: the "
+                                 "covariances between instances of different pieces are unknown")
+
+        def stack(name):
+            arrays = [getattr(p, name) for p in pieces]
+            if all(a is None for a in arrays):
+                return None
+            if any(a is None for a in arrays):
+                raise ValueError(f"{name} is given for some pieces and not for others")
+            return np.concatenate([np.asarray(a) for a in arrays], axis=0)
+
+        base = np.concatenate([np.asarray(p.base_values, dtype=float) for p in pieces], axis=0)
+        return cls(stack("values"), base, data=stack("data"), feature_names=first.feature_names,
+                   stderr=stack("stderr"), lower=stack("lower"), upper=stack("upper"),
+                   meta=dict(first.meta) if meta is None else meta,
+                   output_names=first.output_names, interactions=stack("interactions"),
+                   covariance=stack("covariance"), axes=first.axes)
+
+    @classmethod
     def from_shap(cls, explanation):
         """Convert a ``shap.Explanation`` (or anything with its attributes) to an Explanation.
 

@@ -656,7 +656,8 @@ def _route_cost(route, d, m, n_train, n_cells):
 
 
 def explain_gp(gp, X, value="interventional", background=None, *, joint=False, method="auto",
-               eta=1e-3, budget=None, random_state=None):
+               eta=1e-3, budget=None, random_state=None, n_jobs=None,
+               rows_per_chunk=None):
     """Shapley values of a Gaussian process posterior, with their exact covariance.
 
     Under the posterior, the function f is random, and so are its Shapley
@@ -707,6 +708,11 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         ``ceil(budget / (d - 1))`` permutations (default 64 permutations).
     random_state : int or Generator, optional
         Seed of the sampled route.
+    n_jobs : int, optional
+        Workers over chunks of rows with joblib, as in :func:`kernelxai.explain`
+        (``joint=False`` only); the result does not depend on it (:mod:`kernelxai.parallel`).
+    rows_per_chunk : int, optional
+        Rows per chunk; default from the cost model.
 
     Returns
     -------
@@ -779,6 +785,22 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
                f"{post.n_train} training points{', jointly' if joint else ''})",
                ["a smaller background (kx.background.subsample / summarize)", "fewer explained points",
                 "joint=False"])
+
+    from . import parallel
+
+    if parallel.check_n_jobs(n_jobs) not in (None, 1) and joint:
+        raise ValueError("joint=True couples the rows (their cross-covariances): it runs in one "
+                         "process; n_jobs= applies to joint=False")
+    if not joint and n > 1:  # chunks of rows with joblib (kernelxai.parallel)
+        rows = parallel.check_rows_per_chunk(rows_per_chunk) or parallel.plan_rows(n, per * n, per)
+        if rows < n:
+            seed = parallel.shared_seed(random_state) if route_name == "sampled" else None
+            pieces = parallel.run_rows(_explain_gp_rows, X, n_jobs=n_jobs, rows_per_chunk=rows,
+                                       shared=(gp, value, B, route_name, eta, budget, seed),
+                                       desc=f"kx.explain_gp ({route_name})")
+            backend, workers = parallel.execution(n_jobs, len(pieces))
+            return parallel.concat_results(pieces, n_jobs=workers, rows_per_chunk=rows,
+                                           backend=backend)
 
     # the mean: Shapley values of the posterior mean, exactly as kx.explain gives them
     from .explain import explain
@@ -856,6 +878,15 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         covariance=cov,
         joint_covariance=joint_cov,
     )
+
+
+def _explain_gp_rows(job, X):
+    """One chunk of :func:`explain_gp`'s rows: the serial call on them (kernelxai.parallel)."""
+    import copy
+
+    gp, value, B, method, eta, budget, seed = job
+    return explain_gp(gp, X, value, B, method=method, eta=eta, budget=budget,
+                      random_state=copy.deepcopy(seed), rows_per_chunk=len(X))
 
 
 # --------------------------------------------------------------------------- #

@@ -100,6 +100,7 @@ from .explain import BackgroundRequiredError, build_game
 from .explanation import Explanation
 from .games import Game, ProductGame, bitmasks_to_coalitions
 from .outputs import output_plan
+from .parallel import _inside_chunk, check_n_jobs, interactions_rows
 from .product import _prefix_suffix, gauss_legendre_01, product_shapley
 
 __all__ = ["shapley_interactions", "explain_interactions", "INDICES", "METHODS",
@@ -475,6 +476,28 @@ def _sample_of_size(rng, rounds, d, k):
     return ranks < k
 
 
+def _round_coalitions(rng, rounds, d, drawn, per_block, unit):
+    """The sampled rounds' coalitions, (B, 2 len(drawn), d), in blocks of ``per_block`` rounds.
+
+    Each round holds one coalition of every drawn size k and its complement. The random
+    numbers are drawn in units of ``unit`` rounds (size by size within a unit) whatever
+    ``per_block`` is, so the coalitions depend on the seed and the unit only.
+    """
+    pending, have = [], 0
+    for u0 in range(0, rounds, unit):
+        U = min(unit, rounds - u0)
+        zs = [_sample_of_size(rng, U, d, k) for k in drawn]
+        pending.append(np.stack([x for zk in zs for x in (zk, ~zk)], axis=1))
+        have += U
+        while have >= per_block:
+            block = np.concatenate(pending) if len(pending) > 1 else pending[0]
+            yield block[:per_block]
+            rest = block[per_block:]
+            pending, have = ([rest] if len(rest) else []), len(rest)
+    if have:
+        yield np.concatenate(pending) if len(pending) > 1 else pending[0]
+
+
 def _sampled(game, index, budget, rng, level, max_elements, progress):
     from scipy import stats
 
@@ -528,11 +551,13 @@ def _sampled(game, index, budget, rng, level, max_elements, progress):
     s2 = np.zeros((n, d, d)); q2 = np.zeros((n, d, d))
     shift1 = shift2 = None
     mass_s = np.zeros(n)
+    # the draws come in units that do not depend on n (per_block does), so the coalitions do
+    # not depend on how many rows are explained together (kernelxai.parallel)
+    unit = max(1, min(rounds, working_elements() // max(1, E * d)))
     with progress_bar(rounds, f"sampled {index}", "round", progress) as bar:
-        for r0 in range(0, rounds, per_block):
-            B = min(per_block, rounds - r0)
-            zs = [_sample_of_size(rng, B, d, k) for k in drawn]
-            z = np.stack([x for zk in zs for x in (zk, ~zk)], axis=1).reshape(B * E, d)
+        for z in _round_coalitions(rng, rounds, d, drawn, per_block, unit):
+            B = len(z)
+            z = z.reshape(B * E, d)
             W = np.asarray(game(z), dtype=float).reshape(B, E, n) - control
             c1, c2 = tables.coefficients(z)
             est2 = np.matmul(np.swapaxes(c2.reshape(B, E, d * d), 1, 2), W)   # (B, d*d, n)
@@ -616,6 +641,36 @@ def _check_efficiency(index, method, res, tolerance):
     return rel
 
 
+def _plan(game, method, budget):
+    """(method, why, budget): ``"auto"`` resolved for ``game``, checked against it, budget checked."""
+    d = game.n_players
+    why = None
+    if method == "auto":
+        if isinstance(game, ProductGame) and game.n_terms() is not None:
+            method, why = "product", "a product game: polynomial-time quadrature"
+        elif d <= AUTO_EXACT_PLAYERS:
+            method, why = "exact", f"{d} <= {AUTO_EXACT_PLAYERS} players: enumeration"
+        else:
+            method, why = "sampled", (f"{d} players and no product structure: stratified sampling "
+                                      "with intervals")
+    reason = _why_not(method, game)
+    if reason is not None:
+        raise NotApplicableError(
+            f"method={method!r} does not apply to this game: {reason}. Methods that apply: "
+            f"{', '.join(repr(m) for m in _applicable(game))} (or method='auto')")
+    if method != "sampled" and budget is not None:
+        raise InvalidOptionError(f"budget= is an option of method='sampled' only; method={method!r} "
+                                 "evaluates what it needs")
+    if method == "sampled":
+        if budget is None:
+            budget = DEFAULT_BUDGET
+        elif isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+            raise InvalidOptionError(f"budget must be a positive integer (game evaluations); "
+                                     f"got {budget!r}")
+        budget = int(budget)
+    return method, why, budget
+
+
 # --------------------------------------------------------------------------- #
 # public API
 # --------------------------------------------------------------------------- #
@@ -691,31 +746,7 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
                         "Wrap a function with kx.FunctionGame or a table with kx.TabularGame")
     if tolerance is not None and (isinstance(tolerance, bool) or not tolerance > 0):
         raise ValueError(f"tolerance must be a positive number or None; got {tolerance!r}")
-    d = game.n_players
-    why = None
-    if method == "auto":
-        if isinstance(game, ProductGame) and game.n_terms() is not None:
-            method, why = "product", "a product game: polynomial-time quadrature"
-        elif d <= AUTO_EXACT_PLAYERS:
-            method, why = "exact", f"{d} <= {AUTO_EXACT_PLAYERS} players: enumeration"
-        else:
-            method, why = "sampled", (f"{d} players and no product structure: stratified sampling "
-                                      "with intervals")
-    reason = _why_not(method, game)
-    if reason is not None:
-        raise NotApplicableError(
-            f"method={method!r} does not apply to this game: {reason}. Methods that apply: "
-            f"{', '.join(repr(m) for m in _applicable(game))} (or method='auto')")
-    if method != "sampled" and budget is not None:
-        raise InvalidOptionError(f"budget= is an option of method='sampled' only; method={method!r} "
-                                 "evaluates what it needs")
-    if method == "sampled":
-        if budget is None:
-            budget = DEFAULT_BUDGET
-        elif isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-            raise InvalidOptionError(f"budget must be a positive integer (game evaluations); "
-                                     f"got {budget!r}")
-        budget = int(budget)
+    method, why, budget = _plan(game, method, budget)
     flops, detail = _cost(method, game, index, budget)
     show = check_cost(flops, f"shapley_interactions(index={index!r}, method={method!r}) ({detail})",
                       _advice(method, game))
@@ -724,7 +755,8 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
     if method == "exact":
         res = _exact(game, index, max_elements, progress)
     elif method == "product":
-        res = _product(game, index, max_elements, progress)
+        # inside a chunk of kernelxai.parallel: one thread, so that the sums do not depend on it
+        res = _product(game, index, max_elements, progress, n_jobs=1 if _inside_chunk() else None)
     else:
         res = _sampled(game, index, budget, check_rng(random_state), level, max_elements, progress)
     for key in ("values", "pairs"):
@@ -772,7 +804,7 @@ _OWN = ("budget", "random_state", "tolerance", "level", "max_elements", "progres
 
 def explain_interactions(model, X, value="interventional", background=None, index="k-SII",
                          order=2, method="auto", *, groups=None, group_names=None, output=None,
-                         **kw) -> Explanation:
+                         n_jobs=None, rows_per_chunk=None, **kw) -> Explanation:
     """Pairwise Shapley interactions of a model's predictions at the rows of ``X``.
 
     Builds the game :func:`kx.explain <kernelxai.explain>` builds (same models, value
@@ -786,6 +818,12 @@ def explain_interactions(model, X, value="interventional", background=None, inde
         As in :func:`shapley_interactions`; for product kernels with
         ``value="interventional"`` or ``"functional_baseline"`` ``"auto"`` takes the exact
         polynomial-time route.
+    n_jobs : int, optional
+        Workers over chunks of rows, as in :func:`kernelxai.explain` (joblib; honours
+        ``joblib.parallel_config``, e.g. ``backend="dask"``); the result does not depend
+        on it, also for ``"sampled"`` with a seed (:mod:`kernelxai.parallel`).
+    rows_per_chunk : int, optional
+        Rows per chunk; default from the cost model.
     **kw
         ``budget``, ``random_state``, ``tolerance``, ``level``, ``max_elements``,
         ``progress`` (see :func:`shapley_interactions`) and the value function's options
@@ -806,11 +844,14 @@ def explain_interactions(model, X, value="interventional", background=None, inde
         return plan.finish([explain_interactions(target, X, value,
                                                  plan.background_for(target, background), index,
                                                  order, method, groups=groups,
-                                                 group_names=group_names, **kw)
+                                                 group_names=group_names, n_jobs=n_jobs,
+                                                 rows_per_chunk=rows_per_chunk, **kw)
                             for _, target in plan.targets])
+    check_n_jobs(n_jobs)
     own = {k: kw.pop(k) for k in list(kw) if k in _OWN}
-    game, route, _, model_output, accepted = build_game(
-        model, X, value, background, groups=groups, group_names=group_names, options=kw)
+    game, route, _, model_output, accepted, vf = build_game(
+        model, X, value, background, groups=groups, group_names=group_names, options=kw,
+        return_value_function=True)
     if kw:
         vf = [k for k in accepted if k not in ("background", "data", "groups", "group_names")]
         s = "s" if len(kw) > 1 else ""
@@ -818,7 +859,8 @@ def explain_interactions(model, X, value="interventional", background=None, inde
             f"unknown option{s} {', '.join(repr(k) for k in kw)} for explain_interactions. It "
             f"accepts: {', '.join(_OWN)}; the {value!r} value function accepts: "
             f"{', '.join(vf) or 'no options'}")
-    result = shapley_interactions(game, index, order, method, **own)
+    result = interactions_rows(vf, game, X, index, order, method, own, n_jobs=n_jobs,
+                               rows_per_chunk=rows_per_chunk)
     result.meta["route"] = route
     if model_output is not None:
         result.meta["model_output"] = model_output

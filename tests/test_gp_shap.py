@@ -489,3 +489,19 @@ def test_classifier_errors():
         explain_gp(three, X[:2])
     with pytest.raises(ValueError, match="not fitted"):
         explain_gp(GaussianProcessClassifier(), X[:2])
+
+
+@pytest.mark.parametrize("method", ["product", "sampled"])
+def test_chunks_and_workers_do_not_change_the_result(small, method):
+    gp, X, B, x_rows = small
+    kw = {"budget": 200, "random_state": 3} if method == "sampled" else {}
+    one = explain_gp(gp, x_rows, background=B, method=method, rows_per_chunk=1, n_jobs=1, **kw)
+    two = explain_gp(gp, x_rows, background=B, method=method, rows_per_chunk=1, n_jobs=2, **kw)
+    np.testing.assert_array_equal(one.values, two.values)
+    np.testing.assert_array_equal(one.covariance, two.covariance)
+    assert one.covariance.shape == (len(x_rows), D, D)
+    if method == "product":   # chunked rows are exact too
+        whole = explain_gp(gp, x_rows, background=B, method=method)
+        np.testing.assert_allclose(one.covariance, whole.covariance, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="joint=True"):
+        explain_gp(gp, x_rows, background=B, joint=True, n_jobs=2)

@@ -7,8 +7,10 @@ Each module holds one family; each registers its classes under the names
 from .base import ValueFunction, get, register, registered
 from .baseline import FunctionalBaseline
 from .agnostic import GaussianConditional, Marginal
+from .conditional import Empirical, GaussianCopula
 from .interventional import Interventional
 from .observational import Observational
 
 __all__ = ["ValueFunction", "register", "registered", "get", "FunctionalBaseline",
-           "Interventional", "Observational", "Marginal", "GaussianConditional"]
+           "Interventional", "Observational", "Marginal", "GaussianConditional",
+           "GaussianCopula", "Empirical"]

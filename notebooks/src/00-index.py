@@ -26,6 +26,7 @@
 # | [08 · Your model](08-your-model.ipynb) | the scikit-learn models people fit, as they fit them: a StandardScaler → SVR pipeline (folded into the kernel, exact), an SVC in decision, log-odds (exact) and probability space (model calls), multi-class iris (pairwise decision functions and class probabilities), a GP with a composite kernel; every route printed and checked against a brute force over model calls |
 # | [09 · Interactions](09-interactions.ipynb) | exact pairwise Shapley interactions (SII, k-SII, STII, Faith-SHAP) of kernel models in polynomial time: planted pairs recovered, the product route against enumeration, the Banana data, diabetes, and SII on the taxi and airport games |
 # | [16 · GP-SHAP](16-gp-shap.ipynb) | stochastic Shapley values of a Gaussian process: 95% credible bands, correlations between attributions, the covariance checked against brute force and posterior draws, bands far from the data and as the noise vanishes, dependence plots with draws of explanation functions, observational values with bands, and explanations predicted at new points by the Shapley prior |
+# | [18 · Conditional estimators](18-conditional-estimators.ipynb) | the lecture's estimators of the conditional contribution function for dependent features — independence, Gaussian, Gaussian copula, empirical — against exact conditional Shapley values on Gaussian, lognormal-marginal and parabola-dependent data as the correlation grows; which of the lecture's claims held; the empirical bandwidth; what to use for trees, vines and VAEAC |
 #
 # ## Experiments
 #
