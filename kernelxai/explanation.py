@@ -385,6 +385,16 @@ class Explanation:
             sub["joint_covariance"] = take(self.joint_covariance[cells][:, cells],
                                            (None, None) + tuple(a for a in self._axes if a == "output"))
         meta = dict(self.meta)
+        for key, arr in self.meta.items():   # per-cell and per-block arrays in meta slice along
+            if not isinstance(arr, np.ndarray) or arr.ndim == 0:
+                continue
+            if arr.shape == self.values.shape:
+                meta[key] = take(arr, self._axes)
+            elif arr.shape == self._block_shape():
+                if "feature" in kept:
+                    meta[key] = take(arr, self._block_axes())
+                else:
+                    del meta[key]
         names = self.feature_names
         if "feature" in self._axes:
             names = list(np.atleast_1d(np.asarray(self.feature_names, dtype=object)[norm["feature"]]))

@@ -669,7 +669,10 @@ def _stack(results, names):
     meta = dict(first.meta)
     for key in set().union(*(r.meta for r in results)):
         vals = [r.meta.get(key) for r in results]
-        if any(not _same(v, vals[0]) for v in vals[1:]):
+        if all(isinstance(v, np.ndarray) and v.ndim and v.shape in (r.values.shape, r._block_shape())
+               for v, r in zip(vals, results)):
+            meta[key] = np.stack(vals, axis=-1)   # per-cell / per-block arrays get the outputs axis
+        elif any(not _same(v, vals[0]) for v in vals[1:]):
             meta[key] = dict(zip(names, vals))
     return Explanation(
         stacked("values"), stacked("base_values"), data=first.data,

@@ -376,3 +376,36 @@ def test_repr_shows_the_axes(multi):
     many = repr(kx.Explanation(np.zeros((1, 2, 10))))
     assert "'output_0', 'output_1', 'output_2', '...', 'output_8', 'output_9'" in many
     assert repr(kx.Explanation(np.zeros((2, 2)))) == "Explanation(shape=(2, 2), method='?')"
+
+
+def test_per_cell_and_per_block_meta_arrays_slice_with_the_explanation():
+    rng = np.random.default_rng(0)
+    n, d = 3, 4
+    inter = rng.normal(size=(n, d, d))
+    inter = inter + inter.transpose(0, 2, 1)
+    inter[:, np.arange(d), np.arange(d)] = 0.0
+    e = kx.Explanation(rng.normal(size=(n, d)), np.zeros(n), interactions=inter,
+                       meta={"interactions_stderr": np.abs(inter), "cell_note": np.arange(n * d).reshape(n, d),
+                             "lengthscales": np.ones(7)})
+    s = e[1:, [0, 2]]
+    np.testing.assert_array_equal(s.meta["interactions_stderr"], np.abs(inter)[1:][:, [0, 2]][:, :, [0, 2]])
+    np.testing.assert_array_equal(s.meta["cell_note"], np.arange(n * d).reshape(n, d)[1:, [0, 2]])
+    np.testing.assert_array_equal(s.meta["lengthscales"], np.ones(7))   # not per row: untouched
+    assert "interactions_stderr" not in e[:, 0].meta                    # its block is gone too
+
+
+def test_multi_output_interaction_errors_get_the_outputs_axis():
+    from sklearn.kernel_ridge import KernelRidge
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 8))
+    Y = np.c_[X[:, 0] * X[:, 1], np.sin(X[:, 2]) + X[:, 3] * X[:, 4]]
+    model = KernelRidge(kernel="rbf", gamma=0.3, alpha=0.1).fit(X, Y)
+    e = kx.explain_interactions(model, X[:2], "observational", background=X[:8], method="sampled",
+                                budget=120, random_state=0)
+    err = e.meta["interactions_stderr"]
+    assert err.shape == e.interactions.shape == (2, 8, 8, 2)
+    assert np.any(err[..., 0] != err[..., 1]) and np.any(err > 0)   # really sampled, per output
+    one = e[..., e.output_names[1]]
+    np.testing.assert_array_equal(one.meta["interactions_stderr"], err[..., 1])
+    np.testing.assert_array_equal(e[0].meta["interactions_stderr"], err[0])
