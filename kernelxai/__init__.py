@@ -27,7 +27,7 @@ from . import functionals, regularised  # noqa: F401  (Shapley functionals, RKHS
 from . import background  # noqa: F401  (kx.background: subsample, summarize, mmd)
 
 #: submodules imported on first use (they pull in matplotlib / ipywidgets)
-_LAZY = ("plots", "widgets", "datasets")
+_LAZY = ("plots", "widgets", "datasets", "exercises")
 
 
 def __getattr__(name):
@@ -82,4 +82,5 @@ __all__ = [
     "explain_r2",
     "shapley_interactions",
     "explain_interactions",
+    "exercises",
 ]
