@@ -45,6 +45,19 @@
 # | [24 · HSIC feature selection](24-hsic-feature-selection.ipynb) | PKeX §5.3: GP on the top 20% features ranked by HSIC Shapley values, mutual information, Lasso, K-best and tree importance; 5-fold CV |
 # | [30 · The uncertainty pipeline](30-uncertainty-pipeline.ipynb) | thesis ch. 3: correlation α in the data, interaction β and non-linearity γ in the model, σ perturbations; how Shapley residuals, sampling intervals and Bayesian-SHAP intervals respond to each knob |
 #
+# ## Exercises
+#
+# For students and lecturers: seven short exercise notebooks, one per lecture topic, each
+# task followed by a self-check (`kx.exercises.check`) that tests your code on fresh random
+# inputs and gives a hint when it is wrong — [games and axioms](exercises/01-games-and-axioms.ipynb),
+# [exact and permutation estimation](exercises/02-exact-and-permutation.ipynb),
+# [KernelSHAP as weighted least squares](exercises/03-kernelshap-wls.ipynb),
+# [Shapley regression and groups](exercises/04-regression-and-groups.ipynb),
+# [dependent features](exercises/05-dependent-features.ipynb),
+# [mean embeddings](exercises/06-mean-embeddings.ipynb),
+# [how sure an explanation is](exercises/07-how-sure.ipynb). These open with their
+# solutions; `make exercises` builds the student versions into `build/exercises/`.
+#
 # ## How the pieces fit
 #
 # ```
