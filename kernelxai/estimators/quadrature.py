@@ -50,7 +50,8 @@ class _ProductRoute(Estimator):
     def run(self, game, rng, options):
         values, base, bound = product_shapley(
             game, route=self.route, max_elements=options["max_elements"], n_jobs=options["n_jobs"],
-            progress=options["progress"], tolerance=options.get("tolerance"), return_bound=True)
+            progress=options["progress"], tolerance=options.get("tolerance"), return_bound=True,
+            backend=options.get("backend", "numpy"))
         meta = {"route": self.description}
         if self.route != "quadrature":
             meta["error_bound"] = bound
@@ -66,6 +67,11 @@ class Quadrature(_ProductRoute):
     auto = True
     route = "quadrature"
     description = "Gauss-Legendre quadrature of the Beta-integral identity"
+    options = {
+        **_ProductRoute.options,
+        "backend": Option("numpy", "choice", choices=("numpy", "numba"),
+                          doc="the quadrature's kernel: numpy, or compiled with numba (kernelxai[numba])"),
+    }
 
     def _per_term(self, d):
         return 6.0 * d * math.ceil(d / 2)
