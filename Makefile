@@ -4,6 +4,8 @@
 #   make test     set up .venv with the test extras and run the whole suite
 #   make lab      JupyterLab on notebooks/
 #   make figures  like make run, and also refresh the README's figures in docs/figures/
+# make run and make smoke compare each notebook's key numbers with notebooks/baselines/NAME.json
+# and fail on drift; ACCEPT=1 re-records the baselines of the notebooks run and prints the diff.
 # run, smoke, figures and lab install only the notebooks extra (no test tools).
 
 PYTHON ?= python3
@@ -13,8 +15,11 @@ PIP    := $(PY) -m pip
 # Run the test suite on both cores; PYTEST_ARGS adds options (e.g. -k banana).
 PYTEST_ARGS ?=
 NOTEBOOK_ARGS ?=
+# make run ACCEPT=1 (or make smoke ACCEPT=1): re-record the baselines deliberately
+ACCEPT ?=
+ACCEPT_ARG := $(if $(filter 1 yes true,$(ACCEPT)),--accept)
 
-.PHONY: run test lab notebooks smoke figures clean help
+.PHONY: run test lab notebooks smoke figures exercises slides clean help
 
 help:
 	@echo "make run    execute all notebooks (default settings) into build/ and print a summary"
@@ -22,6 +27,9 @@ help:
 	@echo "make lab    open JupyterLab on notebooks/"
 	@echo "make smoke  execute all notebooks in smoke mode (quick)"
 	@echo "make figures  make run, and refresh docs/figures/ (the README's figures)"
+	@echo "make run ACCEPT=1 / make smoke ACCEPT=1  re-record the notebooks' baselines (notebooks/baselines/)"
+	@echo "make exercises  student versions of notebooks/exercises/ (solutions removed) into build/exercises/"
+	@echo "make slides     offline reveal.js slides of the exercise notebooks into build/slides/ (SLIDES=name for one)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -36,20 +44,35 @@ $(VENV)/.test-stamp: pyproject.toml | $(PY)
 	$(PIP) install -e ".[test]"
 	touch $@
 
+$(VENV)/.slides-stamp: pyproject.toml | $(PY)
+	$(PIP) install -e ".[notebooks,slides]"
+	touch $@
+
 run: $(VENV)/.run-stamp
-	$(PY) scripts/run_notebooks.py $(NOTEBOOK_ARGS)
+	$(PY) scripts/run_notebooks.py $(ACCEPT_ARG) $(NOTEBOOK_ARGS)
 
 smoke: $(VENV)/.run-stamp
-	$(PY) scripts/run_notebooks.py --smoke $(NOTEBOOK_ARGS)
+	$(PY) scripts/run_notebooks.py --smoke $(ACCEPT_ARG) $(NOTEBOOK_ARGS)
 
 figures: $(VENV)/.run-stamp
-	$(PY) scripts/run_notebooks.py --figures $(NOTEBOOK_ARGS)
+	$(PY) scripts/run_notebooks.py --figures $(ACCEPT_ARG) $(NOTEBOOK_ARGS)
 
 test: $(VENV)/.test-stamp
 	$(PY) -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 lab: $(VENV)/.run-stamp
 	$(VENV)/bin/jupyter lab notebooks
+
+# Student versions of the exercise notebooks (nbgrader's solution stubs, hidden tests removed)
+# into build/exercises/; needs only Python's standard library, installs nothing.
+exercises:
+	$(PYTHON) scripts/build_exercises.py
+
+# reveal.js slides of the exercise notebooks, executed, one self-contained offline HTML file each,
+# into build/slides/; SLIDES=03-kernelshap-wls builds one deck.
+SLIDES ?=
+slides: $(VENV)/.slides-stamp
+	$(PY) scripts/build_slides.py $(SLIDES)
 
 # Rebuild notebooks/*.ipynb from their percent-format sources in notebooks/src/.
 notebooks:

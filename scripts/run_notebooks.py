@@ -5,12 +5,26 @@ parameters unless --smoke/--paper) into build/notebooks/, its key numbers go to
 build/results/NAME.json, its HTML to build/html/NAME.html and its log to
 build/logs/NAME.log. Nothing is written outside build/ (or --build DIR) unless
 --figures is given (``make figures``): then each headline figure also replaces
-docs/figures/NAME.png, the figures the README shows (never in --smoke mode).
-A table at the end lists, per notebook, the
-outcome, the time, the one-line summary the notebook reported and the HTML.
+docs/figures/NAME.png, the figures the README shows (never in --smoke mode),
+or --accept (``make run ACCEPT=1``, see below).
 
-Usage: python scripts/run_notebooks.py [--smoke | --paper] [--figures] [--only NAME ...]
-                                       [--timeout S] [--build DIR]
+Each results JSON is compared with the notebook's baseline,
+notebooks/baselines/NAME.json (the numbers it compares, each with a tolerance
+and the reason for it; see kernelxai/check.py): the comparison is written into
+the results JSON under "compared", and a table at the end lists, per notebook,
+the outcome, the time, the baseline check (✓ within tolerance, ✗ drift with the
+number, the baseline and the tolerance, ⚠ no baseline yet), the one-line summary
+the notebook reported and the HTML. The exit status is 1 if a notebook failed
+or drifted. A notebook without a baseline is a warning, not a failure.
+
+--accept (``make run ACCEPT=1``, ``make smoke ACCEPT=1``) re-records the
+baselines of the notebooks that ran (the default- or smoke-mode block of
+notebooks/baselines/NAME.json: the same numbers and tolerances, the new values)
+and prints what changed; a new notebook gets a baseline with automatic
+tolerances, to be reviewed.
+
+Usage: python scripts/run_notebooks.py [--smoke | --paper] [--figures] [--accept]
+                                       [--only NAME ...] [--timeout S] [--build DIR]
 """
 
 from __future__ import annotations
@@ -28,6 +42,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
+BASELINES = NOTEBOOKS / "baselines"
 BUILD = ROOT / "build"
 FIGURES = ROOT / "docs" / "figures"
 
@@ -110,12 +125,21 @@ def run_one(path, params, timeout, figures=False, build=BUILD):
         if png:
             with atomic_write(FIGURES / f"{name}.png", "wb") as fh:
                 fh.write(base64.b64decode(png))
+    data = None
     if results.exists():
-        summary = json.loads(results.read_text()).get("summary", "")
+        data = json.loads(results.read_text())
+        summary = data.get("summary", "")
     elif error is None:
         error = "the notebook wrote no results JSON"
+    comparison = None
+    if error is None:
+        from kernelxai.check import annotate, compare_notebook
+
+        comparison = compare_notebook(name, data, baselines=BASELINES, overrides=params)
+        annotate(results, comparison)
     return {"name": name, "ok": error is None, "seconds": seconds, "summary": summary,
-            "error": error, "html": _shown(html) if html.exists() else "-"}
+            "error": error, "html": _shown(html) if html.exists() else "-",
+            "results": data, "comparison": comparison}
 
 
 def _shown(path):
@@ -128,17 +152,39 @@ def _shown(path):
 
 def print_table(rows):
     width = max(len(r["name"]) for r in rows)
+    pad = f"{'':<{width}}  {'':<6}  {'':>7}  {'':<9}  "
     print()
-    print(f"{'notebook':<{width}}  status  time     key results / HTML")
-    print("-" * (width + 70))
+    print(f"{'notebook':<{width}}  status  time     baseline   key results / HTML")
+    print("-" * (width + 81))
     for r in rows:
         status = "ok" if r["ok"] else "FAILED"
         text = r["summary"] if r["ok"] else r["error"]
+        check = r["comparison"].cell() if r["comparison"] is not None else "-"
         lines = textwrap.wrap(text or "", 70) or [""]
-        print(f"{r['name']:<{width}}  {status:<6}  {r['seconds']:6.1f}s  {lines[0]}")
+        print(f"{r['name']:<{width}}  {status:<6}  {r['seconds']:6.1f}s  {check:<9}  {lines[0]}")
         for extra in lines[1:]:
-            print(f"{'':<{width}}  {'':<6}  {'':>7}  {extra}")
-        print(f"{'':<{width}}  {'':<6}  {'':>7}  -> {r['html']}")
+            print(pad + extra)
+        for note in (r["comparison"].lines() if r["comparison"] is not None else []):
+            for part in textwrap.wrap(note, 70, subsequent_indent="    "):
+                print(pad + part)
+        print(pad + f"-> {r['html']}")
+
+
+def accept(rows):
+    """Re-record the baselines of the notebooks that ran; print what changed."""
+    from kernelxai.check import load_baseline, record, write_baseline
+
+    print("\nre-recorded baselines (notebooks/baselines/):")
+    for r in rows:
+        if not r["ok"]:
+            print(f"  {r['name']}: not recorded (the notebook failed)")
+            continue
+        path = BASELINES / f"{r['name']}.json"
+        baseline, diff = record(r["results"], load_baseline(path), name=r["name"], seconds=r["seconds"])
+        write_baseline(path, baseline)
+        print(f"  {r['name']} ({r['comparison'].mode} mode):")
+        for line in diff:
+            print(f"    {line}")
 
 
 def main(argv=None):
@@ -152,9 +198,13 @@ def main(argv=None):
                     help="also replace docs/figures/NAME.png, the README's figures (make figures)")
     ap.add_argument("--build", type=Path, default=BUILD,
                     help="directory for executed notebooks, results, HTML and logs (default build/)")
+    ap.add_argument("--accept", action="store_true",
+                    help="re-record the baselines of the notebooks run, showing the diff (make run ACCEPT=1)")
     args = ap.parse_args(argv)
     if args.figures and args.smoke:
         ap.error("--figures cannot be combined with --smoke: smoke-sized figures never replace the README's")
+    if args.accept and args.paper:
+        ap.error("--accept records default- or smoke-mode baselines; paper runs have none")
     build = args.build.resolve()
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     logging.getLogger("papermill").setLevel(logging.ERROR)
@@ -172,17 +222,29 @@ def main(argv=None):
         print(f"[{k}/{len(paths)}] {path.stem} ...", end=" ", flush=True)
         row = run_one(path, params, args.timeout, figures=args.figures, build=build)
         rows.append(row)
-        print(f"{'done' if row['ok'] else 'FAILED'} in {row['seconds']:.0f} s", flush=True)
+        check = f", baseline {row['comparison'].cell()}" if row["comparison"] is not None else ""
+        print(f"{'done' if row['ok'] else 'FAILED'} in {row['seconds']:.0f} s{check}", flush=True)
     print_table(rows)
     failed = [r["name"] for r in rows if not r["ok"]]
+    drifted = [r["name"] for r in rows if r["ok"] and r["comparison"].failed]
+    unrecorded = [r["name"] for r in rows if r["ok"] and r["comparison"].status == "no baseline"]
+    within = sum(1 for r in rows if r["ok"] and r["comparison"].status == "ok")
     print(f"\n{len(rows) - len(failed)}/{len(rows)} notebooks ran in "
           f"{(time.perf_counter() - total) / 60:.1f} min; HTML in {_shown(build / 'html')}/, "
           f"results in {_shown(build / 'results')}/"
           + ("; figures in docs/figures/" if args.figures else ""))
+    print(f"baselines: {within} within tolerance"
+          + (f", drift in {', '.join(drifted)}" if drifted else "")
+          + (f", none yet for {', '.join(unrecorded)}" if unrecorded else "")
+          + ("" if args.accept or not (drifted or unrecorded) else
+             f" (if intended, re-record: make {'smoke' if args.smoke else 'run'} ACCEPT=1"
+             f" NOTEBOOK_ARGS='--only {' '.join(drifted + unrecorded)}')"))
     if failed:
         print("failed:", ", ".join(failed))
-        return 1
-    return 0
+    if args.accept:
+        accept(rows)
+        return 1 if failed else 0
+    return 1 if failed or drifted else 0
 
 
 if __name__ == "__main__":

@@ -1,13 +1,16 @@
 """Run a notebook with papermill in smoke mode and return the results it wrote.
 
 Every notebook test calls :func:`run_notebook` with the notebook's name; the
-catalogue test checks that each notebook has such a test.
+catalogue test checks that each notebook has such a test. :func:`run_notebook`
+also compares the results with the notebook's smoke-mode baseline
+(notebooks/baselines/NAME.json, see kernelxai.check) and fails the test on drift.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 import pytest
@@ -52,7 +55,8 @@ def run_notebook(name, **parameters):
     """Execute notebooks/NAME.ipynb with ``smoke=True, seed=0`` and return its results JSON.
 
     A failing cell fails the test with the cell's number, its first source
-    line and the error, instead of papermill's generic message.
+    line and the error, instead of papermill's generic message. The results
+    are compared with the smoke-mode baseline (:func:`compare_with_baseline`).
     """
     path = NOTEBOOKS / f"{name}.ipynb"
     if not path.exists():
@@ -71,7 +75,26 @@ def run_notebook(name, **parameters):
     if noisy:  # a warning printed into a cell is what a Voila or Binder reader sees
         pytest.fail(f"{name} printed warnings:\n" + "\n".join(f"  cell {c}: {w}" for c, w in noisy),
                     pytrace=False)
-    return json.loads(results.read_text())
+    found = json.loads(results.read_text())
+    compare_with_baseline(name, found, overrides=params)
+    return found
+
+
+def compare_with_baseline(name, results, overrides=()):
+    """Fail the test if ``results`` drifted from notebooks/baselines/NAME.json (their mode's block).
+
+    ``overrides`` are the parameters the test set: if the run differs from the
+    baseline's parameters only in those, nothing is compared. A notebook
+    without a baseline gives a warning, not a failure.
+    """
+    from kernelxai.check import compare_notebook
+
+    comparison = compare_notebook(name, results, baselines=NOTEBOOKS / "baselines", overrides=overrides)
+    if comparison.failed:
+        pytest.fail(comparison.message(), pytrace=False)
+    if comparison.status == "no baseline":
+        warnings.warn(comparison.message(), stacklevel=2)
+    return comparison
 
 
 def _stderr_warnings(executed):

@@ -123,7 +123,8 @@ def rank_mi(X, y, task):
 
 def rank_lasso(X, y, task):
     if task == "classification":
-        model = LogisticRegressionCV(Cs=10, cv=3, solver="saga", max_iter=5000, scoring="accuracy", **L1_PENALTY)
+        model = LogisticRegressionCV(Cs=10, cv=3, solver="saga", max_iter=5000, scoring="accuracy",
+                                     random_state=seed, **L1_PENALTY)   # saga shuffles: seeded
         return np.abs(model.fit(X, y).coef_).sum(axis=0)
     return np.abs(LassoCV(cv=3, random_state=seed).fit(X, y).coef_)
 
