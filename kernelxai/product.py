@@ -749,9 +749,9 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     n_jobs : int, optional
         Threads working on term blocks (numpy releases the GIL); default: the
         CPUs available to this process. The per-task kernels make no BLAS
-        calls, so the threads never enter a threaded BLAS concurrently; each
-        thread sums its own share of the terms, so results can differ from
-        ``n_jobs=1`` in the last bits.
+        calls, so the threads never enter a threaded BLAS concurrently. The
+        blocks' sums are added in block order whichever thread computed them,
+        so the result is bit-for-bit that of ``n_jobs=1``.
     progress : bool, optional
         Show a tqdm bar over terms.
     work_elements : int
@@ -805,7 +805,13 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     if max_elements is None:
         max_elements = working_elements(8)
     psi_of = _PSI[route]
-    tasks = _tasks(game, route, max_elements, work_elements)
+    tasks = enumerate(_tasks(game, route, max_elements, work_elements))
+    # Each task's sums are added in task order, whichever thread finished it first: the
+    # result is bit-for-bit that of one thread (parts wait in `pending` until their turn).
+    phi = np.zeros((n, d))
+    base = np.zeros(n)
+    pending = {}
+    turn = [0]
     lock = threading.Lock()
     failed = threading.Event()
     show = progress_enabled(progress)
@@ -813,12 +819,10 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     worst = [0.0]
 
     def work():
-        phi = np.zeros((n, d))
-        base = np.zeros(n)
         space = _Workspace(work_elements)
         while not failed.is_set():
             with lock:
-                task = next(tasks, None)
+                index, task = next(tasks, (None, None))
             if task is None:
                 break
             rows, per_instance, starts, w, a, c = task
@@ -851,25 +855,29 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
                 prod_c = np.ones(len(w))
             if per_instance:
                 part = np.add.reduceat(contrib, starts, axis=axis)
-                phi[rows] += part.T if axis else part
-                base[rows] += np.add.reduceat(w * prod_c, starts)
+                part = part.T if axis else part
+                base_part = np.add.reduceat(w * prod_c, starts)
             else:
-                phi[rows] += contrib.sum(axis=axis)
-                base[rows] += (w * prod_c).sum()
-            if show:
-                with lock:
+                part = contrib.sum(axis=axis)
+                base_part = (w * prod_c).sum()
+            with lock:
+                pending[index] = (rows, part, base_part)
+                while turn[0] in pending:
+                    r, p_, b_ = pending.pop(turn[0])
+                    phi[r] += p_
+                    base[r] += b_
+                    turn[0] += 1
+                if show:
                     bar.update(len(w))
-        return phi, base
 
     try:
         if n_jobs == 1:
-            phi, base = work()
+            work()
         else:
             with ThreadPoolExecutor(n_jobs) as pool:
                 futures = [pool.submit(work) for _ in range(n_jobs)]
-                parts = [f.result() for f in futures]
-            phi = sum(p for p, _ in parts)
-            base = sum(b for _, b in parts)
+                for f in futures:
+                    f.result()
     finally:
         bar.close()
     if return_bound:
