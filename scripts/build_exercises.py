@@ -55,6 +55,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_notebooks import split_cells  # noqa: E402  (the percent-format reader, one place)
+
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "notebooks" / "exercises"
 SRC = EXERCISES / "src"
@@ -102,32 +105,7 @@ def _header_options(rest, where):
 
 def parse(text, name="<source>"):
     """Percent-format text -> list of (cell_type, source, options)."""
-    cells, current = [], None
-    for number, line in enumerate(text.splitlines(), 1):
-        m = HEADER.match(line)
-        if m:
-            if current is not None:
-                cells.append(current)
-            options = _header_options(m.group("rest"), f"{name}:{number}")
-            current = ("markdown" if m.group("md") else "code", [], options)
-            continue
-        if current is None:
-            if line.strip():
-                raise ValueError(f"{name}:{number}: text before the first '# %%' cell header: {line!r}")
-            continue
-        current[1].append(line)
-    if current is not None:
-        cells.append(current)
-    out = []
-    for kind, lines, options in cells:
-        while lines and not lines[-1].strip():
-            lines.pop()
-        while lines and not lines[0].strip():
-            lines.pop(0)
-        if kind == "markdown":
-            lines = [ln[2:] if ln.startswith("# ") else ln.lstrip("#") for ln in lines]
-        out.append((kind, "\n".join(lines), options))
-    return out
+    return split_cells(text, HEADER, lambda m, where: _header_options(m.group("rest"), where), name)
 
 
 def _slide_type(kind, source, options, previous=None):

@@ -35,34 +35,44 @@ HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?: tags=(?P<tags>\[.*\]))?\s*$
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
-def parse(text):
-    """Split percent-format text into (cell_type, source, tags) triples."""
+def split_cells(text, header, read_header, name="<source>"):
+    """Split percent-format text into (cell_type, source, header_value) triples.
+
+    ``header`` matches a ``# %%`` line (group ``md`` marks markdown);
+    ``read_header(match, where)`` turns the rest of the line into the value
+    kept with the cell (tags here, nbgrader options in build_exercises.py).
+    """
     cells, current = [], None
-    for line in text.splitlines():
-        m = HEADER.match(line)
+    for number, line in enumerate(text.splitlines(), 1):
+        m = header.match(line)
         if m:
             if current is not None:
                 cells.append(current)
-            tags = ast.literal_eval(m.group("tags")) if m.group("tags") else []
-            current = ("markdown" if m.group("md") else "code", [], tags)
+            current = ("markdown" if m.group("md") else "code", [], read_header(m, f"{name}:{number}"))
             continue
         if current is None:
             if line.strip():
-                raise ValueError(f"text before the first '# %%' cell header: {line!r}")
+                raise ValueError(f"{name}:{number}: text before the first '# %%' cell header: {line!r}")
             continue
         current[1].append(line)
     if current is not None:
         cells.append(current)
     out = []
-    for kind, lines, tags in cells:
+    for kind, lines, value in cells:
         while lines and not lines[-1].strip():
             lines.pop()
         while lines and not lines[0].strip():
             lines.pop(0)
         if kind == "markdown":
             lines = [ln[2:] if ln.startswith("# ") else ln.lstrip("#") for ln in lines]
-        out.append((kind, "\n".join(lines), tags))
+        out.append((kind, "\n".join(lines), value))
     return out
+
+
+def parse(text):
+    """Split percent-format text into (cell_type, source, tags) triples."""
+    return split_cells(text, HEADER,
+                       lambda m, where: ast.literal_eval(m.group("tags")) if m.group("tags") else [])
 
 
 def to_notebook(cells):
