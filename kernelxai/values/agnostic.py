@@ -218,8 +218,40 @@ class MarginalGame(Game):
         return out
 
 
+class _ModelCalls(ValueFunction):
+    """Set-up shared by the value functions that call the model on a sample of rows."""
+
+    def _take_model(self, model, sample, name, *, groups, group_names, max_elements, progress):
+        """Check and keep the model and the options; return the checked sample (m, d).
+
+        ``sample`` defaults to the model's training inputs when it keeps them;
+        ``name`` (``"background"`` or ``"data"``) is the keyword it came from.
+        """
+        self.predict = as_predict(model)
+        self.model = model
+        d = _n_features_of(model)
+        self.point_flops = flops_per_point(model, d or 1)
+        sample = default_background(model, sample, name)
+        model_names = feature_names_in(model)
+        checked = check_background(sample, d, name, feature_names=model_names)
+        self.background_names = feature_names_in(sample) if model_names is None else None
+        self.n_features = checked.shape[1]
+        self.model_names = model_names or getattr(model, "feature_names", None) or feature_names_of(sample)
+        self.max_elements = None if max_elements is None else _budget(max_elements)
+        self.progress = bool(progress)
+        self._f_data_mean = None
+        self._set_groups(groups, group_names)
+        return checked
+
+    def _data_mean(self):
+        """Mean prediction over the sample ``self.data`` (v of the empty coalition), computed once."""
+        if self._f_data_mean is None:
+            self._f_data_mean = float(self.predict(self.data).mean())
+        return self._f_data_mean
+
+
 @register("marginal")
-class Marginal(ValueFunction):
+class Marginal(_ModelCalls):
     """The interventional (marginal) game by averaging model calls over a background.
 
     v(S)(x) = (1/m) sum_{b in background} f(x_S, b_{S^c}) -- the value function
@@ -250,20 +282,9 @@ class Marginal(ValueFunction):
 
     def __init__(self, model, background=None, *, groups=None, group_names=None,
                  max_elements=None, progress=False):
-        self.predict = as_predict(model)
-        self.model = model
-        d = _n_features_of(model)
-        self.point_flops = flops_per_point(model, d or 1)
-        background = default_background(model, background)
-        model_names = feature_names_in(model)
-        self.background = check_background(background, d, feature_names=model_names)
-        self.background_names = feature_names_in(background) if model_names is None else None
-        self.n_features = self.background.shape[1]
-        self.model_names = (model_names or getattr(model, "feature_names", None)
-                            or feature_names_of(background))
-        self.max_elements = None if max_elements is None else _budget(max_elements)
-        self.progress = bool(progress)
-        self._set_groups(groups, group_names)
+        self.background = self._take_model(model, background, "background", groups=groups,
+                                           group_names=group_names, max_elements=max_elements,
+                                           progress=progress)
 
     def _game(self, X):
         X, names = check_points(X, self.n_features, self.model_names)
@@ -345,7 +366,7 @@ class GaussianConditionalGame(Game):
 
 
 @register("gaussian_conditional")
-class GaussianConditional(ValueFunction):
+class GaussianConditional(_ModelCalls):
     """Observational game under a Gaussian model of the features (Aas et al.; "GSHAP-OSV").
 
     The features are modelled as N(mean, cov) fitted to ``data``; for a
@@ -374,31 +395,17 @@ class GaussianConditional(ValueFunction):
 
     def __init__(self, model, data=None, *, n_samples=200, sample_seed=0, groups=None,
                  group_names=None, max_elements=None, progress=False):
-        self.predict = as_predict(model)
-        self.model = model
-        d = _n_features_of(model)
-        self.point_flops = flops_per_point(model, d or 1)
-        data = default_background(model, data, "data")
-        model_names = feature_names_in(model)
-        self.data = check_background(data, d, "data", feature_names=model_names)
-        self.background_names = feature_names_in(data) if model_names is None else None
-        self.n_features = self.data.shape[1]
+        self.data = self._take_model(model, data, "data", groups=groups, group_names=group_names,
+                                     max_elements=max_elements, progress=progress)
         self.n_samples = check_positive_int(n_samples, "n_samples")
         self.mean = self.data.mean(axis=0)
         self.cov = np.atleast_2d(np.cov(self.data, rowvar=False))
         self.normals = check_rng(sample_seed).standard_normal((self.n_samples, self.n_features))
-        self.model_names = model_names or getattr(model, "feature_names", None) or feature_names_of(data)
-        self.max_elements = None if max_elements is None else _budget(max_elements)
-        self.progress = bool(progress)
-        self._f_data_mean = None
-        self._set_groups(groups, group_names)
 
     def _game(self, X):
         X, names = check_points(X, self.n_features, self.model_names)
-        if self._f_data_mean is None:
-            self._f_data_mean = float(self.predict(self.data).mean())
         return GaussianConditionalGame(
-            self.predict, X, self.mean, self.cov, self._f_data_mean, self.normals, names,
+            self.predict, X, self.mean, self.cov, self._data_mean(), self.normals, names,
             max_elements=self.max_elements, progress=self.progress, point_flops=self.point_flops,
             meta={"value_function": "gaussian_conditional", "n_samples": self.n_samples})
 

@@ -53,10 +53,10 @@ from scipy.special import ndtr, ndtri
 from tqdm.auto import tqdm
 
 from .._config import progress_enabled, working_elements
-from .._validation import check_choice, check_positive_int, check_rng, feature_names_in, feature_names_of
+from .._validation import check_choice, check_positive_int, check_rng
 from ..games import Game
-from .agnostic import _budget, _n_features_of, as_predict, check_background, check_points, flops_per_point
-from .base import ValueFunction, default_background, register
+from .agnostic import _budget, _ModelCalls, check_points
+from .base import register
 
 __all__ = ["GaussianCopula", "Empirical", "GaussianCopulaGame", "EmpiricalGame",
            "conditional_gaussian_blocks", "normal_scores", "empirical_quantiles"]
@@ -280,7 +280,7 @@ class GaussianCopulaGame(_ModelCallGame):
 
 
 @register("gaussian_copula")
-class GaussianCopula(ValueFunction):
+class GaussianCopula(_ModelCalls):
     """Observational game under a Gaussian copula with empirical marginals (Aas et al. 2021).
 
     Each feature j of ``data`` is mapped to normal scores
@@ -328,15 +328,8 @@ class GaussianCopula(ValueFunction):
 
     def __init__(self, model, data=None, *, n_samples=200, sample_seed=0, quantile_method="linear",
                  groups=None, group_names=None, max_elements=None, progress=False):
-        self.predict = as_predict(model)
-        self.model = model
-        d = _n_features_of(model)
-        self.point_flops = flops_per_point(model, d or 1)
-        data = default_background(model, data, "data")
-        model_names = feature_names_in(model)
-        self.data = check_background(data, d, "data", feature_names=model_names)
-        self.background_names = feature_names_in(data) if model_names is None else None
-        self.n_features = self.data.shape[1]
+        self.data = self._take_model(model, data, "data", groups=groups, group_names=group_names,
+                                     max_elements=max_elements, progress=progress)
         self.n_samples = check_positive_int(n_samples, "n_samples")
         self.quantile_method = check_choice(quantile_method, "quantile_method", QUANTILE_METHODS)
         self.sorted_data = np.sort(self.data, axis=0)
@@ -344,19 +337,12 @@ class GaussianCopula(ValueFunction):
         self.score_mean = scores.mean(axis=0)
         self.score_corr, self.score_sd = _standardise(np.atleast_2d(np.cov(scores, rowvar=False)))
         self.normals = check_rng(sample_seed).standard_normal((self.n_samples, self.n_features))
-        self.model_names = model_names or getattr(model, "feature_names", None) or feature_names_of(data)
-        self.max_elements = None if max_elements is None else _budget(max_elements)
-        self.progress = bool(progress)
-        self._f_data_mean = None
-        self._set_groups(groups, group_names)
 
     def _game(self, X):
         X, names = check_points(X, self.n_features, self.model_names)
-        if self._f_data_mean is None:
-            self._f_data_mean = float(self.predict(self.data).mean())
         return GaussianCopulaGame(
             self.predict, X, self.sorted_data, self.score_mean, self.score_sd, self.score_corr,
-            self.normals, self._f_data_mean, names, quantile_method=self.quantile_method,
+            self.normals, self._data_mean(), names, quantile_method=self.quantile_method,
             max_elements=self.max_elements, progress=self.progress, point_flops=self.point_flops,
             meta={"value_function": "gaussian_copula", "n_samples": self.n_samples,
                   "quantile_method": self.quantile_method})
@@ -437,7 +423,7 @@ class EmpiricalGame(_ModelCallGame):
 
 
 @register("empirical")
-class Empirical(ValueFunction):
+class Empirical(_ModelCalls):
     """Observational game by kernel-weighted background rows (Aas et al. 2021, "empirical").
 
     For a coalition S each row b of ``data`` gets the weight
@@ -489,32 +475,18 @@ class Empirical(ValueFunction):
 
     def __init__(self, model, data=None, *, bandwidth=0.1, weight_share=0.95, n_samples=1000,
                  groups=None, group_names=None, max_elements=None, progress=False):
-        self.predict = as_predict(model)
-        self.model = model
-        d = _n_features_of(model)
-        self.point_flops = flops_per_point(model, d or 1)
         self.bandwidth = _check_bandwidth(bandwidth)
         self.weight_share = _check_fraction(weight_share, "weight_share")
         self.n_samples = check_positive_int(n_samples, "n_samples")
-        data = default_background(model, data, "data")
-        model_names = feature_names_in(model)
-        self.data = check_background(data, d, "data", feature_names=model_names)
-        self.background_names = feature_names_in(data) if model_names is None else None
-        self.n_features = self.data.shape[1]
+        self.data = self._take_model(model, data, "data", groups=groups, group_names=group_names,
+                                     max_elements=max_elements, progress=progress)
         self.corr, self.sd = _standardise(np.atleast_2d(np.cov(self.data, rowvar=False)))
-        self.model_names = model_names or getattr(model, "feature_names", None) or feature_names_of(data)
-        self.max_elements = None if max_elements is None else _budget(max_elements)
-        self.progress = bool(progress)
-        self._f_data_mean = None
-        self._set_groups(groups, group_names)
 
     def _game(self, X):
         X, names = check_points(X, self.n_features, self.model_names)
-        if self._f_data_mean is None:
-            self._f_data_mean = float(self.predict(self.data).mean())
         return EmpiricalGame(
             self.predict, X, self.data, self.sd, self.corr, self.bandwidth, self.weight_share,
-            self.n_samples, self._f_data_mean, names, max_elements=self.max_elements,
+            self.n_samples, self._data_mean(), names, max_elements=self.max_elements,
             progress=self.progress, point_flops=self.point_flops,
             meta={"value_function": "empirical", "bandwidth": self.bandwidth,
                   "weight_share": self.weight_share, "n_samples": self.n_samples})
