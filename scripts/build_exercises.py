@@ -56,7 +56,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_notebooks import split_cells  # noqa: E402  (the percent-format reader, one place)
+from build_notebooks import split_cells, sync  # noqa: E402  (one percent-format reader and writer)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "notebooks" / "exercises"
@@ -306,23 +306,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     names = {n.removesuffix(".py").removesuffix(".ipynb") for n in args.names}
     if args.sources or args.check:
-        stale = []
-        for src in sorted(SRC.glob("*.py")):
-            if names and src.stem not in names:
-                continue
-            target = EXERCISES / f"{src.stem}.ipynb"
-            text = render(src)
-            if target.exists() and target.read_text() == text:
-                continue
-            if args.check:
-                stale.append(target.name)
-            else:
-                target.write_text(text)
-                print(f"wrote {target.relative_to(ROOT)}")
-        if stale:
-            print("out of date (run `python scripts/build_exercises.py --sources`):", ", ".join(stale))
-            return 1
-        return 0
+        sources = [src for src in sorted(SRC.glob("*.py")) if not names or src.stem in names]
+        return sync(sources, EXERCISES, render, check=args.check,
+                    rebuild="python scripts/build_exercises.py --sources")
     written = write_student_versions(args.out, names)
     if not written:
         print("no exercise notebooks found in notebooks/exercises/", file=sys.stderr)

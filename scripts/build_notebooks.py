@@ -110,19 +110,28 @@ def main(argv=None):
     if args.names:
         wanted = {n.removesuffix(".py").removesuffix(".ipynb") for n in args.names}
         sources = [p for p in sources if p.stem in wanted]
+    return sync(sources, OUT, render, check=args.check, rebuild="python scripts/build_notebooks.py")
+
+
+def sync(sources, out_dir, render, *, check, rebuild):
+    """Write (or, with ``check``, only compare) ``out_dir/NAME.ipynb`` for each source.
+
+    Returns the exit status: 1 when ``check`` finds notebooks out of date (listed,
+    with the command ``rebuild`` that refreshes them), else 0.
+    """
     stale = []
     for src in sources:
-        target = OUT / f"{src.stem}.ipynb"
+        target = out_dir / f"{src.stem}.ipynb"
         text = render(src)
         if target.exists() and target.read_text() == text:
             continue
-        if args.check:
+        if check:
             stale.append(target.name)
         else:
             target.write_text(text)
             print(f"wrote {target.relative_to(ROOT)}")
     if stale:
-        print("out of date (run `python scripts/build_notebooks.py`):", ", ".join(stale))
+        print(f"out of date (run `{rebuild}`):", ", ".join(stale))
         return 1
     return 0
 
