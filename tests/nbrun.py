@@ -36,11 +36,22 @@ def execute(path, results, parameters, out_dir=OUT, timeout=CELL_TIMEOUT):
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / path.name
     try:
-        pm.execute_notebook(
-            str(path), str(executed), parameters={**parameters, "results_path": str(results)},
-            kernel_name="python3", cwd=str(path.parent), progress_bar=False,
-            execution_timeout=timeout,
-        )
+        for attempt in (1, 2):
+            try:
+                pm.execute_notebook(
+                    str(path), str(executed), parameters={**parameters, "results_path": str(results)},
+                    kernel_name="python3", cwd=str(path.parent), progress_bar=False,
+                    execution_timeout=timeout,
+                )
+                break
+            except RuntimeError as exc:
+                # jupyter_client picks free ports before the kernel binds them, so a kernel
+                # started while other processes start kernels can lose its port ("Address
+                # already in use") and never answer; that is not the notebook's failure:
+                # start it once more. Any error raised by a cell is not a RuntimeError here.
+                if attempt == 2 or "Kernel didn't respond" not in str(exc):
+                    raise
+                warnings.warn(f"{path.stem}: the kernel did not start ({exc}); starting it again")
     except PapermillExecutionError as exc:
         position, first_line = _failing_cell(executed, exc.exec_count)
         raise NotebookCellError(
