@@ -23,6 +23,10 @@ of ``--repeat``, so that other load on a shared machine falls on both sides):
    d = 500 and the interventional game at n = 1000, d = 500, m = 20, one
    point, one thread, route only (terms formed beforehand).
 
+4. One point and a large background (4 x 10^5 rows, d = 8, the Nystroem model,
+   exact values): its mean embeddings are a reduction over the background's rows,
+   run in parts on ``n_jobs=1`` and ``n_jobs=2``; identical values, speed-up.
+
 Usage: python benchmarks/bench_scaling.py [--repeat 3] [--quick]
   --quick: 10^5 rows for part 2, d = 100 and n = 200 in part 3 (a smoke run of the script).
 Timings on a shared machine are noisy: read the ratios.
@@ -129,6 +133,32 @@ def part_nystroem(rows, d, points, background_rows, repeat):
     return points / t
 
 
+# --------------------------------------------------------------------------- 4. one point, a large background
+def part_background(rows, d, background_rows, repeat):
+    """One point, exact values: the mean embeddings over the background in parts, 1 vs 2 workers."""
+    rng = np.random.default_rng(2)
+    X, y = make_data(rows, d, rng)
+    model = nystroem_model(d).fit(X, y)
+    B = make_data(background_rows, d, rng)[0]
+    x = make_data(1, d, rng)[0]
+    print(f"\n4. one point, {background_rows} background rows, d = {d}, exact: the background's mean "
+          "embeddings reduced in parts on 1 and 2 workers (loky)")
+
+    def run(jobs):
+        return kx.explain(model, x, background=B, method="exact", n_jobs=jobs)
+
+    with kx.config_context(progress=False):
+        one, two = run(1), run(2)
+        same = np.array_equal(one.values, two.values) and np.array_equal(one.base_values, two.base_values)
+        t1, t2 = alternate_wall([lambda: run(1), lambda: run(2)], repeat)
+    error = abs(float(one.base_values[0]) - float(model.predict(B).mean()))
+    print(f"   n_jobs=1: {t1:7.3f} s   n_jobs=2: {t2:7.3f} s   speed-up {t1 / t2:.2f}x   identical values: "
+          f"{same}   base value vs mean prediction: {error:.1e}")
+    if not same:
+        raise AssertionError("n_jobs changed the values")
+    return t1 / t2
+
+
 # --------------------------------------------------------------------------- 3. the limit
 def part_limit(d, n, m, repeat):
     size = d * max(1, product._WORK_ELEMENTS // d)        # one quadrature task, as bench_throughput
@@ -173,12 +203,14 @@ def main(argv=None):
                                      8 if not args.quick else 4, 1000, args.repeat)
     rate = part_nystroem(big, 20, 40 if not args.quick else 10, 1000, max(1, args.repeat // 2))
     fractions = part_limit(d_limit, n_limit, 20, args.repeat)
+    reduction = part_background(20_000, 8, 50_000 if args.quick else 400_000, max(1, args.repeat // 2))
     print("\nsummary")
     print(f"   speed-up with 2 workers: {speed_up:.2f}x (control, plain numpy tasks: {control:.2f}x)")
     print(f"   explained points per second, {big}-row Nystroem model, d = 20: {rate:.1f}")
     for label, frac in fractions.items():
         print(f"   {label} route: {frac:.2f} of the elementwise limit")
-    if not all(math.isfinite(v) for v in (speed_up, rate, *fractions.values())):
+    print(f"   one point, large background, speed-up with 2 workers: {reduction:.2f}x")
+    if not all(math.isfinite(v) for v in (speed_up, rate, reduction, *fractions.values())):
         raise AssertionError("a measurement is not finite")
 
 

@@ -54,6 +54,16 @@ chunks as one object. Under the Dask backend joblib scatters every argument whos
 qualifies); under loky, arrays above 1 MB are memory-mapped once and the rest of
 the object is small. Only the chunk's rows travel with each task.
 
+A few rows, a large background
+------------------------------
+One explained point makes one chunk, yet its interventional mean embeddings sum over
+every background row (10^6 rows: minutes). That sum is a reduction, and
+:func:`reduce_rows` runs it in parts of a fixed number of rows (from the problem's size
+only) on the workers of the call -- ``kx.explain``'s ``n_jobs`` reaches it through
+:func:`reduction_jobs`, and an enclosing Dask backend sends the parts to the cluster --
+adding the parts' sums in part order as they arrive. Inside a chunk that already runs on
+a worker the parts run one after the other, so workers are never nested.
+
 Estimators whose rows depend on each other cannot be chunked: Bayesian SHAP with
 ``target_width`` draws coalitions until the widest interval *over the explained
 rows* is narrow enough; it runs as one call, and asking for workers is refused.
@@ -61,6 +71,7 @@ rows* is narrow enough; it runs as one call, and asking for workers is refused.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import numbers
@@ -74,12 +85,18 @@ from .explanation import Explanation
 
 __all__ = ["run_rows", "row_chunks", "plan_rows", "check_n_jobs", "effective_n_jobs",
            "Shipped", "merge_meta", "explain_rows", "interactions_rows", "CHUNK_SECONDS",
-           "MAX_REPEATED_SHARE"]
+           "MAX_REPEATED_SHARE", "reduce_rows", "reduction_jobs", "part_rows", "PART_FLOPS",
+           "MIN_PART_ROWS"]
 
 #: estimated seconds of work per chunk (at ``kx.get_config()["flops_per_second"]``)
 CHUNK_SECONDS = 0.5
 #: largest share of a chunk's estimated work that may be work every chunk repeats
 MAX_REPEATED_SHARE = 0.1
+
+#: estimated operations per part of a reduction over rows (:func:`reduce_rows`)
+PART_FLOPS = 5e8
+#: fewest rows per part of a reduction (a part's result is one row's size: keep it small next to its work)
+MIN_PART_ROWS = 1024
 
 #: ``meta`` entries with one entry per explained row (concatenated across chunks)
 PER_ROW_META = ("interactions_stderr", "interactions_lower", "interactions_upper", "s2",
@@ -325,12 +342,22 @@ def run_rows(fn, X, *, shared=None, n_jobs=None, rows_per_chunk=None, progress=N
     list
         ``fn``'s results, chunk by chunk. :func:`concat_results` joins Explanations.
     """
-    import joblib
-
     n_jobs = check_n_jobs(n_jobs)
     n = _n_rows(X)
     step = n if rows_per_chunk is None else check_rows_per_chunk(rows_per_chunk)
     slices = row_chunks(n, step)
+    out = []
+    with progress_bar(n, desc, "row", progress) as bar:
+        for rows, result in _in_order(fn, X, slices, shared, n_jobs, config):
+            out.append(result)
+            bar.update(rows.stop - rows.start)
+    return out
+
+
+def _in_order(fn, X, slices, shared, n_jobs, config):
+    """Yield ``(rows, fn(shared, X[rows]))`` for ``slices``, in order, wherever they run (see run_rows)."""
+    import joblib
+
     task = _Task(fn, dict(get_config(), progress=False) if config is None else dict(config))
     shipped = Shipped(shared)
     pool = None
@@ -345,16 +372,91 @@ def run_rows(fn, X, *, shared=None, n_jobs=None, rows_per_chunk=None, progress=N
     else:
         results = joblib.Parallel(n_jobs=n_jobs, return_as="generator")(
             joblib.delayed(task)(shipped, take_rows(X, rows)) for rows in slices)
-    out = []
     try:
-        with progress_bar(n, desc, "row", progress) as bar:
-            for rows, result in zip(slices, results):
-                out.append(result)
-                bar.update(rows.stop - rows.start)
+        yield from zip(slices, results)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    return out
+
+
+# --------------------------------------------------------------------------- #
+# reductions over many rows (a large background)
+# --------------------------------------------------------------------------- #
+_reduction_state = threading.local()
+
+
+@contextlib.contextmanager
+def reduction_jobs(n_jobs):
+    """The workers :func:`reduce_rows` uses inside this block (``kx.explain`` passes its ``n_jobs``)."""
+    n_jobs = check_n_jobs(n_jobs)
+    before = getattr(_reduction_state, "n_jobs", None)
+    _reduction_state.n_jobs = n_jobs
+    try:
+        yield
+    finally:
+        _reduction_state.n_jobs = before
+
+
+def part_rows(row_flops):
+    """Rows per part of a reduction whose rows cost ``row_flops`` operations each.
+
+    A part gets about :data:`PART_FLOPS` operations and at least :data:`MIN_PART_ROWS`
+    rows (so that its result, the size of one row's contribution, is small next to its
+    work). Fixed numbers, not the configured ``flops_per_second``: the partition -- and
+    with it the order in which partial sums are added -- depends on the problem only.
+    """
+    row_flops = float(row_flops)
+    if not (row_flops > 0 and math.isfinite(row_flops)):
+        return MIN_PART_ROWS
+    return max(MIN_PART_ROWS, math.ceil(PART_FLOPS / row_flops))
+
+
+def reduce_rows(fn, X, *, shared=None, row_flops=1.0, progress=None, desc="rows"):
+    """The sum of ``fn(shared, X[part])`` over consecutive parts of the rows of ``X``.
+
+    A reduction over many rows -- the mean embeddings of a background of 10^6 rows --
+    cut into parts of :func:`part_rows` rows, each part summed where it runs (its own
+    blocks, within ``max_memory``), the parts' sums added here in part order as they
+    arrive (never all held at once). The parts run like :func:`run_rows`'s chunks: on
+    the workers of an enclosing :func:`reduction_jobs` (``kx.explain(n_jobs=...)``; by
+    default, as for ``n_jobs=None``, on threads in this process), on worker processes,
+    or on a Dask cluster inside ``joblib.parallel_config(backend="dask")``; one after
+    the other inside a chunk of rows that already runs on a worker. The partition does
+    not depend on where the parts run, and every part runs on one BLAS thread, so the
+    sum is the same to the last bit for any number of workers and any backend.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(shared, rows_of_X)`` returning an array (the same shape for every part); a
+        module-level function (it is pickled for workers).
+    X : array (m, d)
+    shared : object
+        What every part needs besides its rows (shipped to each worker once).
+    row_flops : float
+        Estimated operations per row (sizes the parts).
+    progress : bool, optional
+        A progress bar over rows.
+    desc : str
+        The progress bar's label.
+
+    Returns
+    -------
+    ndarray
+        The sum over all rows (divide by ``len(X)`` for a mean).
+    """
+    n = _n_rows(X)
+    slices = row_chunks(n, part_rows(row_flops))
+    n_jobs = 1 if _inside_chunk() else getattr(_reduction_state, "n_jobs", None)
+    total = None
+    with progress_bar(n, desc, "row", progress) as bar:
+        for rows, part in _in_order(fn, X, slices, shared, n_jobs, None):
+            if total is None:
+                total = np.array(part, dtype=float, copy=True)
+            else:
+                total += part
+            bar.update(rows.stop - rows.start)
+    return total
 
 
 # --------------------------------------------------------------------------- #
@@ -499,13 +601,15 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
     est, why, resolved = _resolve(game, method, dict(options))
 
     def serial():
-        # the plain call; nested in a chunk (e.g. GP-SHAP's mean), with one product thread
+        # the plain call; nested in a chunk (e.g. GP-SHAP's mean), with one product thread;
+        # reductions over the background (mean embeddings) run in parts on the n_jobs workers
         if _inside_chunk() and "n_jobs" in est.accepted_options():
             result = shapley_values(game, method=est.name, seed=seed, **options, n_jobs=1)
             if why is not None:
                 result.meta["auto"] = why
             return result
-        return shapley_values(game, method=method, seed=seed, **options)
+        with reduction_jobs(n_jobs):
+            return shapley_values(game, method=method, seed=seed, **options)
 
     n = game.n_instances
     if n is None or n < 2:
@@ -581,7 +685,8 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
     options = dict(options)
     n = game.n_instances
     if n is None or n < 2:
-        return shapley_interactions(game, index, order, method, **options)
+        with reduction_jobs(n_jobs):
+            return shapley_interactions(game, index, order, method, **options)
     resolved, why, budget = _plan(game, method, options.get("budget"))
     flops, _ = _cost(resolved, game, index, budget)
     if rows_per_chunk is None:
@@ -591,7 +696,8 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
     seconds = flops / config["flops_per_second"]
     over = config["max_cost"] is not None and seconds > config["max_cost"]
     if over or rows_per_chunk >= n:
-        return shapley_interactions(game, index, order, method, **options)
+        with reduction_jobs(n_jobs):
+            return shapley_interactions(game, index, order, method, **options)
     chunk_options = dict(options, progress=False)
     if resolved == "sampled":
         chunk_options["random_state"] = shared_seed(options.get("random_state"))

@@ -52,8 +52,8 @@ def test_chunked_mean_embeddings_equal_unchunked_and_the_direct_formula():
     Z = all_coalitions(d)
     small = Interventional(f, B, max_elements=500).game(X)
     large = Interventional(f, B, max_elements=10**8).game(X)
-    mu_small = small._absent_embeddings(Z, small._step(len(Z)))
-    mu_large = large._absent_embeddings(Z, large._step(len(Z)))
+    mu_small = small._absent_embeddings(Z)
+    mu_large = large._absent_embeddings(Z)
     assert small._step(len(Z)) < 10 and large._step(len(Z)) >= m   # really chunked / really not
     np.testing.assert_allclose(mu_small, mu_large, rtol=1e-12, atol=0)
     # mu[S, i] = (1/m) sum_b prod_{l not in S} k_l(b_l, x_il), straight from the definition

@@ -11,8 +11,12 @@ What is checked:
   values by Monte-Carlo error, a different chunking only by rounding), and a Generator seed
   is left where the serial call leaves it;
 * the partition rule (plan_rows), Explanation.concat, and the errors for bad arguments;
+* one explained point and a large background: the mean embeddings (a reduction over the
+  background's rows) run in parts on the workers -- threads, loky processes, joblib's threading
+  backend -- with the same bits as one worker, and equal the brute force with that background;
 * on a distributed.LocalCluster inside joblib.parallel_config(backend="dask"): equality with
-  the serial run, and the value function is sent to the cluster once, not once per chunk.
+  the serial run, the value function is sent to the cluster once, not once per chunk, and the
+  parts of one point's background reduction run as tasks on the cluster.
 """
 
 import itertools
@@ -315,6 +319,87 @@ def test_the_cost_ceiling_applies_to_the_whole_call_once():
 
 
 # --------------------------------------------------------------------------- #
+# one point, a large background: the reduction over the background runs in parts
+# --------------------------------------------------------------------------- #
+BIG_BACKGROUND = np.random.default_rng(8).normal(size=(700, D))
+REDUCTIONS = ("_subset_sums", "_absent_sums")
+
+
+@pytest.fixture
+def small_parts(monkeypatch):
+    """Parts of 64 background rows (700 rows -> 11 parts); records how each reduction ran."""
+    monkeypatch.setattr(parallel, "PART_FLOPS", 1.0)
+    monkeypatch.setattr(parallel, "MIN_PART_ROWS", 64)
+    seen = []
+    original = parallel._in_order
+
+    def spy(fn, rows, slices, shared, n_jobs, config):
+        if fn.__name__ in REDUCTIONS:
+            seen.append((len(slices), parallel.execution(n_jobs, len(slices))[0]))
+        return original(fn, rows, slices, shared, n_jobs, config)
+
+    monkeypatch.setattr(parallel, "_in_order", spy)
+    return seen
+
+
+def brute_shapley_d(model, x, background):
+    """Shapley values of the interventional game of any d, every coalition, model calls."""
+    d = len(x)
+    v = np.array([model.predict(np.where([(mask >> j) & 1 for j in range(d)], x, background)).mean()
+                  for mask in range(2**d)])
+    phi = np.zeros(d)
+    for j, mask in itertools.product(range(d), range(2**d)):
+        if not mask >> j & 1:
+            s = bin(mask).count("1")
+            phi[j] += math.factorial(s) * math.factorial(d - s - 1) / math.factorial(d) * (
+                v[mask | 1 << j] - v[mask])
+    return phi
+
+
+@pytest.mark.parametrize("case", ["table of all coalitions", "coalitions asked for"])
+def test_one_points_background_reduction_runs_in_parts_with_the_same_bits(small_parts, case):
+    if case == "table of all coalitions":
+        model, x, kw = MODEL, X[:1], {"method": "exact"}
+    else:  # 20 sampled coalitions of 7 players: the worths of those coalitions only
+        model, x, kw = MODEL7, X7[:1], {"method": "kernel", "budget": 20, "seed": 1}
+    background = BIG_BACKGROUND if x.shape[1] == D else np.random.default_rng(9).normal(size=(700, 7))
+    kw["background"] = background
+
+    def run(how, n_jobs=None, backend=None):
+        del small_parts[:]
+        if backend is None:
+            result = kx.explain(model, x, n_jobs=n_jobs, **kw)
+        else:
+            with joblib.parallel_config(backend=backend, n_jobs=2):
+                result = kx.explain(model, x, **kw)
+        assert small_parts and set(small_parts) == {(11, how)}, small_parts
+        return result
+
+    serial = run("sequential", n_jobs=1)
+    for other in (run("threads"),                      # n_jobs=None: threads in this process
+                  run("loky", n_jobs=2), run("threading", backend="threading")):
+        assert_identical(serial, other)
+    if case == "table of all coalitions":
+        np.testing.assert_allclose(serial.values[0], brute_shapley_d(model, x[0], background),
+                                   rtol=0, atol=1e-12)
+    else:  # sampled values still add up to the prediction, and the base value is the mean
+        np.testing.assert_allclose(serial.values.sum() + serial.base_values, model.predict(x),
+                                   rtol=0, atol=1e-12)
+    np.testing.assert_allclose(serial.base_values, model.predict(background).mean(), rtol=0, atol=1e-12)
+
+
+def test_many_points_reduce_their_background_inside_their_own_chunk(small_parts):
+    """Chunks of rows already run on the workers: their reductions run one part after the other."""
+    serial = kx.explain(MODEL, X, background=BIG_BACKGROUND, method="exact", n_jobs=1,
+                        rows_per_chunk=CHUNK)
+    with joblib.parallel_config(backend="threading"):  # threads: they see the patched part size
+        threaded = kx.explain(MODEL, X, background=BIG_BACKGROUND, method="exact", n_jobs=2,
+                              rows_per_chunk=CHUNK)
+    assert_identical(serial, threaded)
+    assert {how for _, how in small_parts} == {"sequential"} and len(small_parts) == 8
+
+
+# --------------------------------------------------------------------------- #
 # a Dask cluster
 # --------------------------------------------------------------------------- #
 @pytest.mark.slow
@@ -335,15 +420,27 @@ def test_dask_local_cluster_gives_the_serial_result_and_ships_the_model_once(mon
     serial_exact = kx.explain(MODEL, X, **kw_exact)
     serial_sampled = kx.explain(MODEL, X, **kw_sampled)
     serial_pairs = kx.explain_interactions(MODEL, X, rows_per_chunk=CHUNK)
+    # one point, its 700-row background reduced in 11 parts of 64 rows
+    monkeypatch.setattr(parallel, "PART_FLOPS", 1.0)
+    monkeypatch.setattr(parallel, "MIN_PART_ROWS", 64)
+    kw_one = {"background": BIG_BACKGROUND, "method": "exact"}
+    serial_one = kx.explain(MODEL, X[:1], **kw_one)
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
                                   dashboard_address=None) as cluster, \
-            distributed.Client(cluster):
+            distributed.Client(cluster) as client:
         with joblib.parallel_config(backend="dask"):
             del pickled[:]
             exact = kx.explain(MODEL, X, **kw_exact)
             shipped = len(pickled)
             sampled = kx.explain(MODEL, X, **kw_sampled)
             pairs = kx.explain_interactions(MODEL, X, rows_per_chunk=CHUNK)
+            with distributed.get_task_stream(client) as stream:
+                one = kx.explain(MODEL, X[:1], **kw_one)
+        workers = set(client.scheduler_info()["workers"])
+    ran = [t for t in stream.data if "Task" in str(t.get("key", ""))]
+    assert len(ran) >= 11, f"{len(ran)} of the 11 parts ran as cluster tasks: {stream.data[:3]}"
+    assert {t["worker"] for t in ran} <= workers
+    assert_identical(serial_one, one)
     assert exact.meta["parallel"]["backend"] == "daskdistributed"
     assert exact.meta["parallel"]["chunks"] == 4 and exact.meta["parallel"]["n_jobs"] == 2
     assert shipped == 1, f"the value function was serialised {shipped} times for 4 chunks"

@@ -21,15 +21,15 @@ enumeration or sampling, while ``"exact"``, ``"kernel"`` and
 from __future__ import annotations
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from .._config import progress_enabled, working_elements
+from .._config import working_elements
 from .._threads import single_threaded_blas
 from .._validation import feature_names_in
 from ..games import (GroupedGame, HasUnitGames, LinearInCoefficients, ProductGame, SumOfProductGames,
                      _GroupedProductGame, coalitions_to_bitmasks)
 from ..kernels import Constant, Linear
 from ..models import KernelExpansion, as_expansion
+from ..parallel import reduce_rows
 from .agnostic import MarginalGame, _budget, check_background, check_points, flops_per_point
 from .base import (EmbeddingValueFunction, ValueFunction, default_background, distinct_coalition_weights,
                    register)
@@ -52,6 +52,60 @@ def _subset_products(G, out):
     for l in range(d):
         h = 1 << l
         np.multiply(out[:h], G[..., l], out=out[h:2 * h])
+    return out
+
+
+def _gram_blocks(kernel, A, X_train, rows_per_block):
+    """Yield (rows, G) with G[a, i, l] = k_l(A[a, l], x_il), in blocks of rows of A."""
+    for start in range(0, len(A), rows_per_block):
+        rows = slice(start, min(len(A), start + rows_per_block))
+        yield rows, kernel.feature_grams(A[rows], X_train)
+
+
+class _EmbeddingSums:
+    """What every part of a mean-embedding reduction needs; the background rows travel with the part.
+
+    ``absent`` is a (c, d) boolean array of absent features per coalition, or None for
+    the products over every subset of features (the table of all 2**d coalitions).
+    """
+
+    def __init__(self, kernel, X_train, absent, max_elements):
+        self.kernel, self.X_train, self.absent, self.max_elements = kernel, X_train, absent, max_elements
+
+    def row_flops(self, d):
+        """Operations per background row: its products for every subset (or coalition), and their sum."""
+        n = len(self.X_train)
+        if self.absent is None:
+            return 2.0 * n * (2**d + d)
+        return float(n) * len(self.absent) * (d + 1)
+
+
+def _subset_sums(job, B):
+    """sum_b prod_{l in s} k_l(b_l, x_il) for every bitmask s of the features: (2**d, n)."""
+    d, n = B.shape[1], len(job.X_train)
+    size = 2**d
+    step = max(1, job.max_elements // (n * (size + d)))
+    out = np.zeros((size, n))
+    P = np.empty((size, min(step, len(B)), n))
+    for rows, G in _gram_blocks(job.kernel, B, job.X_train, step):
+        k = rows.stop - rows.start
+        out += np.ones(k) @ _subset_products(G, P[:, :k])  # sum over the block's rows (BLAS)
+    return out
+
+
+def _absent_sums(job, B):
+    """sum_b prod_{l not in S_k} k_l(b_l, x_il) for the coalitions S_k: (c, n)."""
+    absent = job.absent
+    (c, d), n = absent.shape, len(job.X_train)
+    step = max(1, job.max_elements // (n * (c + d)))
+    out = np.zeros((c, n))
+    for rows, G in _gram_blocks(job.kernel, B, job.X_train, step):
+        P = np.ones((c, rows.stop - rows.start, n))
+        for l in range(d):
+            sel = absent[:, l]
+            if sel.any():
+                P[sel] *= G[None, :, :, l]
+        out += np.ones(P.shape[1]) @ P  # sum over the block's background rows (BLAS)
     return out
 
 
@@ -204,27 +258,27 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
 
     def _grams(self, A, rows_per_block):
         """Yield (rows, G) with G[a, i, l] = k_l(A[a, l], x_il), in blocks of rows of A."""
-        kernel, Xt = self.expansion.kernel, self.expansion.X_train
-        for start in range(0, len(A), rows_per_block):
-            rows = slice(start, min(len(A), start + rows_per_block))
-            yield rows, kernel.feature_grams(A[rows], Xt)
+        return _gram_blocks(self.expansion.kernel, A, self.expansion.X_train, rows_per_block)
+
+    def _embedding(self, absent):
+        """(1/m) sum_b of the products over the background (see :class:`_EmbeddingSums`).
+
+        A reduction over the background's rows (:func:`kernelxai.parallel.reduce_rows`):
+        in parts, run on the workers of ``kx.explain(n_jobs=...)`` or a Dask cluster, added
+        in part order -- the same bits wherever the parts run.
+        """
+        job = _EmbeddingSums(self.expansion.kernel, self.expansion.X_train, absent, self.max_elements)
+        fn = _subset_sums if absent is None else _absent_sums
+        total = reduce_rows(fn, self.background, shared=job, row_flops=job.row_flops(self.n_players),
+                            progress=self.progress or None, desc="mean embeddings")
+        return total / len(self.background)
 
     def worth_table(self):
         """Worths of all 2**d coalitions, shape (2**d, n_x), indexed by bitmask."""
         d, n = self.n_players, len(self.expansion.X_train)
-        B, m = self.background, len(self.background)
         size = 2**d
-        per_row = n * (size + d)
-        step = max(1, self.max_elements // per_row)
-        # mu[s, i] = (1/m) sum_b prod_{l in s} k_l(b_l, x_il)
-        mu = np.zeros((size, n))
-        P = np.empty((size, min(step, m), n))
-        blocks = self._grams(B, step)
-        for rows, G in tqdm(blocks, desc="mean embeddings", total=-(-m // step),
-                            disable=not progress_enabled(self.progress or None), leave=False):
-            k = rows.stop - rows.start
-            mu += np.ones(k) @ _subset_products(G, P[:, :k])  # sum over the block's rows (BLAS)
-        mu /= m
+        step = max(1, self.max_elements // (n * (size + d)))
+        mu = self._embedding(None)  # mu[s, i] = (1/m) sum_b prod_{l in s} k_l(b_l, x_il)
         full = size - 1
         weights = self.expansion.alpha[None, :] * mu[full ^ np.arange(size)]  # alpha_i mu_{S^c}(x_i)
         V = np.empty((size, self.n_instances))
@@ -238,7 +292,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
     def _worths(self, z):
         """Worths of the (distinct) coalitions z, shape (len(z), n_x)."""
         step = self._step(len(z))
-        weights = self.expansion.alpha[None, :] * self._absent_embeddings(z, step)
+        weights = self.expansion.alpha[None, :] * self._absent_embeddings(z)
         out = np.empty((len(z), self.n_instances))
         for rows, P in self._present_products(z, step):
             out[:, rows] = np.matmul(P, weights[:, :, None])[..., 0]
@@ -247,19 +301,9 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
     def _step(self, nc):
         return max(1, self.max_elements // (len(self.expansion.X_train) * (nc + self.n_players)))
 
-    def _absent_embeddings(self, z, step):
+    def _absent_embeddings(self, z):
         """mu[k, i] = (1/m) sum_b prod_{l not in S_k} k_l(b_l, x_il): the KME of the absent features."""
-        d, n, m = self.n_players, len(self.expansion.X_train), len(self.background)
-        absent = ~z
-        mu = np.zeros((len(z), n))
-        for rows, G in self._grams(self.background, step):
-            P = np.ones((len(z), rows.stop - rows.start, n))
-            for l in range(d):
-                sel = absent[:, l]
-                if sel.any():
-                    P[sel] *= G[None, :, :, l]
-            mu += np.ones(P.shape[1]) @ P  # sum over the block's background rows (BLAS)
-        return mu / m
+        return self._embedding(~np.asarray(z, dtype=bool))
 
     def _present_products(self, z, step):
         """Yield (rows, P) with P[k, a, i] = K_{S_k}(x_a, x_i), in blocks of explained points."""
@@ -293,7 +337,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         z, _ = self._check_coalitions(coalitions)
         uniq, W = distinct_coalition_weights(z, weights)
         step = self._step(len(uniq))
-        C = W.T[:, :, None] * self._absent_embeddings(uniq, step)[None]   # (q, c, n)
+        C = W.T[:, :, None] * self._absent_embeddings(uniq)[None]   # (q, c, n)
         out = np.empty((W.shape[1], self.n_instances, len(self.expansion.X_train)))
         for rows, P in self._present_products(uniq, step):
             out[:, rows] = np.einsum("cai,qci->qai", P, C)
