@@ -16,7 +16,12 @@ observational game, its cube). A large sample can be replaced by
 
 Mean embeddings over a background are reductions computed in blocks of at
 most ``max_elements`` numbers: a background of 10^6 rows is reduced block by
-block, never held as a kernel matrix larger than that budget.
+block, never held as a kernel matrix larger than that budget. The blocks are
+grouped in parts that run on ``n_jobs`` workers, or on a Dask cluster inside
+``joblib.parallel_config(backend="dask")``, with the same result wherever they
+run (:func:`kernelxai.parallel.reduce_rows`). An MMD against N rows costs N^2
+kernel values; above ``kx.config_context(max_cost=...)`` it refuses before
+starting.
 
 The value functions take unweighted backgrounds: pass ``summary.points``.
 ``summary.mmd`` is the MMD of exactly that unweighted background;
@@ -83,26 +88,63 @@ def _gram(kernel, A, B):
     return kernel.gram(A, B)
 
 
-def _mean_embedding(kernel, A, X, max_elements=None):
-    """(1/N) sum_j k(a, x_j) for every row a of A: a reduction over X in blocks of rows of A and of X.
+#: operations per kernel value of a product RBF-type kernel over d features (cost guards)
+def _pair_flops(d):
+    return 3.0 * d + 10.0
 
-    No block holds more than about ``max_elements`` kernel values (at least one
-    row of A by one row of X), so nothing of size len(A) x N is formed however
-    large N is.
-    """
-    budget = working_elements(4) if max_elements is None else check_positive_int(max_elements,
-                                                                                   "max_elements")
+
+class _RowSums:
+    """What every part of a mean-embedding reduction needs (the reduced rows travel with the part)."""
+
+    def __init__(self, kernel, A, budget):
+        self.kernel, self.A, self.budget = kernel, A, budget
+
+
+def _kernel_row_sums(job, X):
+    """sum_j k(a, x_j) over the rows of X, for every row a of job.A, in blocks of both."""
+    A, budget = job.A, job.budget
     cols = max(1, min(len(X), budget))
     rows = max(1, budget // cols)
     out = np.zeros(len(A))
     for c0 in range(0, len(X), cols):
         Xc = X[c0:c0 + cols]
         for r0 in range(0, len(A), rows):
-            out[r0:r0 + rows] += _gram(kernel, A[r0:r0 + rows], Xc).sum(axis=1)
-    return out / len(X)
+            out[r0:r0 + rows] += _gram(job.kernel, A[r0:r0 + rows], Xc).sum(axis=1)
+    return out
 
 
-def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None):
+def _mean_embedding(kernel, A, X, max_elements=None, progress=False):
+    """(1/N) sum_j k(a, x_j) for every row a of A: a reduction over X in blocks of rows of A and of X.
+
+    No block holds more than about ``max_elements`` kernel values (at least one
+    row of A by one row of X), so nothing of size len(A) x N is formed however
+    large N is. The rows of X are reduced in parts (:func:`kernelxai.parallel.reduce_rows`),
+    on the workers of an enclosing ``n_jobs`` or a Dask cluster, with the same
+    result wherever the parts run.
+    """
+    from .parallel import reduce_rows
+
+    budget = working_elements(4) if max_elements is None else check_positive_int(max_elements,
+                                                                                   "max_elements")
+    job = _RowSums(kernel, A, budget)
+    total = reduce_rows(_kernel_row_sums, X, shared=job, row_flops=len(A) * _pair_flops(X.shape[1]),
+                        progress=progress, desc="mean embedding")
+    return total / len(X)
+
+
+def _check_mmd_cost(N, n, d, what, herding=False):
+    """The cost guard of an MMD against N reference rows (its self-term has N^2 kernel values)."""
+    from .estimators.registry import check_cost
+
+    pairs = float(N) * N + 2.0 * N * n + float(n) * n + (float(n) * N if herding else 0.0)
+    return check_cost(pairs * _pair_flops(d), what,
+                      [f"a smaller reference sample (kx.background.subsample(X, ...) of the {N} rows: "
+                       "an estimate of the MMD rather than the MMD itself)",
+                       "more workers: n_jobs=-1, or a Dask cluster (joblib.parallel_config("
+                       "backend='dask')) and kx.config_context(max_cost=None)"])
+
+
+def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None, n_jobs=None):
     """The maximum mean discrepancy between a (weighted) sample and a reference sample.
 
     MMD^2 = w'K(S, S)w - 2 w'K(S, R)1/N + 1'K(R, R)1/N^2 for the sample S with
@@ -123,18 +165,33 @@ def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None):
     max_elements : int, optional
         float64 numbers one block may hold; default a quarter of
         ``kx.config_context(max_memory=...)``.
+    n_jobs : int, optional
+        Workers for the reductions over the reference's rows (as in scikit-learn; inside
+        ``joblib.parallel_config(backend="dask")`` they run on the cluster). The result
+        does not depend on it.
 
     Returns
     -------
     float
         MMD (not squared), >= 0.
+
+    Notes
+    -----
+    The reference's self-term costs N^2 kernel values: above
+    ``kx.config_context(max_cost=...)`` the call refuses before starting, and says
+    what would make it affordable; long runs show a progress bar.
     """
+    from .parallel import reduction_jobs
+
     R = _check_sample(reference, "reference", min_rows=2 if kernel is None else 1)
     S = check_matrix(sample, "sample", n_features=R.shape[1])
     w = _check_weights(weights, len(S))
+    show = _check_mmd_cost(len(R), len(S), R.shape[1],
+                           f"the MMD against a reference of {len(R)} rows")
     kernel = _resolve_kernel(kernel, R)
-    return _mmd(kernel, S, w, R, _mean_embedding(kernel, S, R, max_elements),
-                _self_term(kernel, R, max_elements), max_elements)
+    with reduction_jobs(n_jobs):
+        return _mmd(kernel, S, w, R, _mean_embedding(kernel, S, R, max_elements),
+                    _self_term(kernel, R, max_elements, progress=show), max_elements)
 
 
 def _check_weights(weights, m):
@@ -147,9 +204,9 @@ def _check_weights(weights, m):
     return w
 
 
-def _self_term(kernel, R, max_elements=None):
+def _self_term(kernel, R, max_elements=None, progress=False):
     """1'K(R, R)1 / N^2 in row blocks."""
-    return float(_mean_embedding(kernel, R, R, max_elements).mean())
+    return float(_mean_embedding(kernel, R, R, max_elements, progress=progress).mean())
 
 
 def _mmd(kernel, S, w, R, mu_S, rr, max_elements=None):
@@ -228,7 +285,7 @@ class BackgroundSummary:
                 f"mmd={self.mmd:.4g}, weighted_mmd={self.weighted_mmd:.4g})")
 
 
-def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=None):
+def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=None, n_jobs=None):
     """n points that represent the sample X, and the MMD they cost.
 
     Parameters
@@ -252,7 +309,12 @@ def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=Non
         Randomness of k-means' initialisation (herding is deterministic).
     max_elements : int, optional
         float64 numbers one block of kernel values may hold; nothing of size
-        N x N is formed. Herding and the MMD cost O(N^2 d) time.
+        N x N is formed. Herding and the MMD cost O(N^2 d) time: above
+        ``kx.config_context(max_cost=...)`` the call refuses before starting.
+    n_jobs : int, optional
+        Workers for the mean embeddings over X (as in scikit-learn, or a Dask
+        cluster inside ``joblib.parallel_config(backend="dask")``); the result does
+        not depend on it.
 
     Returns
     -------
@@ -266,15 +328,21 @@ def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=Non
     n = _check_size(n, N)
     method = check_choice(method, "method", ("kmeans", "herding"))
     rng = check_rng(seed)
+    show = _check_mmd_cost(N, n, arr.shape[1], f"summarize ({method}) of {N} rows",
+                           herding=method == "herding")
     kernel = _resolve_kernel(kernel, arr)
-    rr = _self_term(kernel, arr, max_elements)
-    rows = None
-    if method == "herding":
-        rows, mu_P = _herd(kernel, arr, n, max_elements)
-        P, weights = arr[rows], np.full(n, 1.0 / n)
-    else:
-        P, weights = _kmeans(arr, n, rng)
-        mu_P = _mean_embedding(kernel, P, arr, max_elements)
+    from .parallel import reduction_jobs
+
+    with reduction_jobs(n_jobs):
+        mu_all = _mean_embedding(kernel, arr, arr, max_elements, progress=show)  # (N,)
+        rr = float(mu_all.mean())                                                # the self-term
+        rows = None
+        if method == "herding":
+            rows, mu_P = _herd(kernel, arr, n, mu_all)
+            P, weights = arr[rows], np.full(n, 1.0 / n)
+        else:
+            P, weights = _kmeans(arr, n, rng)
+            mu_P = _mean_embedding(kernel, P, arr, max_elements)
     uniform = np.full(n, 1.0 / n)
     unweighted = _mmd(kernel, P, uniform, arr, mu_P, rr, max_elements)
     weighted = unweighted if method == "herding" else _mmd(kernel, P, weights, arr, mu_P, rr,
@@ -283,10 +351,9 @@ def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=Non
                              meta={} if rows is None else {"rows": rows})
 
 
-def _herd(kernel, X, n, max_elements=None):
-    """Kernel herding over the rows of X: (chosen rows in order, mean-embedding values at them)."""
+def _herd(kernel, X, n, mu):
+    """Kernel herding over the rows of X, mu its mean embedding at its rows: (chosen rows, mu at them)."""
     N = len(X)
-    mu = _mean_embedding(kernel, X, X, max_elements)    # (N,), in row blocks
     running = np.zeros(N)                                # sum over chosen s of k(x_c, x_s)
     chosen = np.empty(n, dtype=np.intp)
     free = np.ones(N, dtype=bool)
@@ -359,7 +426,7 @@ class SummaryBound:
                 f"{self.n_background} rows)")
 
 
-def summary_bound(model, summary, background, *, max_elements=None):
+def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None):
     """Bound the change of interventional Shapley values when ``background`` is replaced by ``summary``.
 
     The interventional value function averages the model over a background
@@ -428,6 +495,10 @@ def summary_bound(model, summary, background, *, max_elements=None):
         float64 numbers one block of pairs may hold; default a quarter of
         ``kx.config_context(max_memory=...)``. Nothing of size N x N or N x n
         is formed.
+    n_jobs : int, optional
+        Workers for the sums over pairs of rows (as in scikit-learn, or a Dask
+        cluster inside ``joblib.parallel_config(backend="dask")``); the result does
+        not depend on it.
 
     Returns
     -------
@@ -488,9 +559,12 @@ def summary_bound(model, summary, background, *, max_elements=None):
                       ["a smaller full background (a large uniform subsample: an estimate of the "
                        "bound rather than a bound)"])
     t, s, w = gauss_legendre_01(q)
-    PP = _pair_sums(kernel, P, P, t, s, w, budget, symmetric=True, progress=show)
-    QQ = _pair_sums(kernel, Q, Q, t, s, w, budget, symmetric=True)
-    PQ = _pair_sums(kernel, P, Q, t, s, w, budget, symmetric=False, progress=show)
+    from .parallel import reduction_jobs
+
+    with reduction_jobs(n_jobs):
+        PP = _pair_sums(kernel, P, P, t, s, w, budget, symmetric=True, progress=show)
+        QQ = _pair_sums(kernel, Q, Q, t, s, w, budget, symmetric=True)
+        PQ = _pair_sums(kernel, P, Q, t, s, w, budget, symmetric=False, progress=show)
     sq = [PP[k] / N**2 + QQ[k] / n**2 - 2.0 * PQ[k] / (N * n) for k in range(3)]
     mmd_joint = float(np.sqrt(max(float(sq[0]), 0.0)))
     feature = np.sqrt(np.maximum(sq[1], 0.0)) + np.sqrt(np.maximum(sq[2], 0.0))
@@ -499,30 +573,34 @@ def summary_bound(model, summary, background, *, max_elements=None):
                         list(expansion.feature_names), n, N)
 
 
-def _pair_sums(kernel, U, V, t, s, w, budget, *, symmetric, progress=False):
-    """Sums over all pairs (u, v) of prod_l kappa_l, A_i and kappa_i A_i (see :func:`summary_bound`).
+class _PairJob:
+    """What every part of a pair-sum reduction needs: both samples, the nodes, the block plan."""
 
-    kappa_l = k_l(u_l, v_l), A_i = sum_r w_r prod_{l != i} (t_r + s_r kappa_l) (s = 1 - t).
-    Blocks of pairs hold about ``budget`` numbers (times a small constant);
-    with ``symmetric`` (U is V) only blocks on and above the diagonal are
-    formed, pairs above the diagonal counted twice.
-    """
-    from tqdm.auto import tqdm
+    def __init__(self, kernel, U, V, t, s, w, budget, symmetric):
+        self.kernel, self.U, self.V, self.t, self.s, self.w = kernel, U, V, t, s, w
+        self.symmetric = symmetric
+        d = U.shape[1]
+        per_pair = 3 * d
+        if symmetric:  # square blocks, so that those below the diagonal can be skipped
+            self.rows = self.cols = max(1, min(len(V), math.isqrt(max(1, budget // per_pair))))
+        else:
+            self.cols = max(1, min(len(V), budget // per_pair))
+            self.rows = max(1, budget // (per_pair * self.cols))
 
+
+def _pair_part(job, index):
+    """[total, s1 (d), s2 (d)] over the pairs whose first row is one of ``index`` (consecutive rows of U)."""
     from .product import leave_one_out_product
 
+    U, V, rows, cols, symmetric = job.U, job.V, job.rows, job.cols, job.symmetric
     d = U.shape[1]
-    per_pair = 3 * d
-    if symmetric:  # square blocks, so that those below the diagonal can be skipped
-        rows = cols = max(1, min(len(V), math.isqrt(max(1, budget // per_pair))))
-    else:
-        cols = max(1, min(len(V), budget // per_pair))
-        rows = max(1, budget // (per_pair * cols))
+    lo, hi = int(index[0, 0]), int(index[-1, 0]) + 1
     total, s1, s2 = 0.0, np.zeros(d), np.zeros(d)
-    starts = [(r0, c0) for r0 in range(0, len(U), rows) for c0 in range(0, len(V), cols)
+    starts = [(r0, c0) for r0 in range(lo, hi, rows) for c0 in range(0, len(V), cols)
               if not symmetric or c0 + cols > r0]
-    for r0, c0 in tqdm(starts, desc="summary bound", unit="block", disable=not progress, leave=False):
-        G = kernel.feature_grams(U[r0:r0 + rows], V[c0:c0 + cols])           # (a, b, d)
+    for r0, c0 in starts:
+        r1 = min(hi, r0 + rows)
+        G = job.kernel.feature_grams(U[r0:r1], V[c0:c0 + cols])              # (a, b, d)
         a, b = G.shape[:2]
         G = G.reshape(a * b, d)
         if symmetric and c0 < r0 + a:  # a diagonal block: pair (j, k) counts 2 if k > j, 1 if k == j
@@ -535,13 +613,33 @@ def _pair_sums(kernel, U, V, t, s, w, budget, *, symmetric, progress=False):
         WG = weight[:, None] * G
         F = np.empty_like(G)
         loo = np.empty_like(G)
-        for tr, sr, wr in zip(t, s, w):
+        for tr, sr, wr in zip(job.t, job.s, job.w):
             np.multiply(G, sr, out=F)
             F += tr
             leave_one_out_product(F, out=loo)                                  # prod_{l != i}
             s1 += wr * (weight @ loo)
             s2 += wr * np.einsum("pl,pl->l", WG, loo)
-    return total, s1, s2
+    return np.concatenate([[total], s1, s2])
+
+
+def _pair_sums(kernel, U, V, t, s, w, budget, *, symmetric, progress=False):
+    """Sums over all pairs (u, v) of prod_l kappa_l, A_i and kappa_i A_i (see :func:`summary_bound`).
+
+    kappa_l = k_l(u_l, v_l), A_i = sum_r w_r prod_{l != i} (t_r + s_r kappa_l) (s = 1 - t).
+    Blocks of pairs hold about ``budget`` numbers (times a small constant);
+    with ``symmetric`` (U is V) only blocks on and above the diagonal are
+    formed, pairs above the diagonal counted twice. A reduction over the rows
+    of U (:func:`kernelxai.parallel.reduce_rows`): parts run on the workers of
+    ``n_jobs`` or a Dask cluster, with the same result wherever they run.
+    """
+    from .parallel import reduce_rows
+
+    d = U.shape[1]
+    job = _PairJob(kernel, U, V, t, s, w, budget, symmetric)
+    index = np.arange(len(U))[:, None]
+    out = reduce_rows(_pair_part, index, shared=job, row_flops=len(V) * d * (20 + 6 * len(t)),
+                      progress=progress, desc="summary bound")
+    return float(out[0]), out[1:1 + d], out[1 + d:]
 
 
 def _rkhs_norm(expansion, budget):

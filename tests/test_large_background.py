@@ -204,3 +204,53 @@ def test_summary_bound_refuses_what_it_cannot_bound():
     # a BackgroundSummary is accepted as it is used: its points, unweighted
     s = kx.background.summarize(P, 5, method="herding")
     assert summary_bound(g, s, P).bound == pytest.approx(summary_bound(g, s.points, P).bound)
+
+
+# --------------------------------------------------------------------------- #
+# the reductions over a large sample run in parts, on any number of workers
+# --------------------------------------------------------------------------- #
+@pytest.fixture
+def parts_of_64_rows(monkeypatch):
+    from kernelxai import parallel
+
+    monkeypatch.setattr(parallel, "PART_FLOPS", 1.0)
+    monkeypatch.setattr(parallel, "MIN_PART_ROWS", 64)
+
+
+def test_mmd_summaries_and_the_bound_do_not_depend_on_the_workers(parts_of_64_rows):
+    """Parts of 64 rows (the 700-row sample in 11 parts): the same bits on 1 worker and on 2
+    (threads, so that they see the patched part size), and the values of the direct formulas."""
+    import joblib
+
+    rng = np.random.default_rng(10)
+    d = 3
+    full = rng.normal(size=(700, d))
+    ls = np.array([1.0, 0.7, 1.5])
+    kernel = RBF(ls)
+    model = KernelExpansion(full[:30], rng.normal(size=30), kernel, 0.0)
+
+    def everything(n_jobs):
+        s = kx.background.summarize(full, 20, method="herding", kernel=kernel, n_jobs=n_jobs)
+        m = kx.background.mmd(full[:40], full, kernel=kernel, n_jobs=n_jobs)
+        b = summary_bound(model, s, full, n_jobs=n_jobs)
+        return s.points, s.mmd, m, b.bound, b.base_bound
+
+    one = everything(1)
+    with joblib.parallel_config(backend="threading"):
+        two = everything(2)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+    # the MMD from its definition, written out
+    K = lambda A, C: np.prod(_rbf_factors(A, C, ls), axis=-1)
+    S = full[:40]
+    want = np.sqrt(K(S, S).mean() - 2 * K(S, full).mean() + K(full, full).mean())
+    assert one[2] == pytest.approx(want, rel=1e-10)
+
+
+def test_an_mmd_against_a_large_reference_refuses_before_starting():
+    rng = np.random.default_rng(11)
+    R = rng.normal(size=(3000, 4))
+    with kx.config_context(max_cost=1e-3), pytest.raises(CostLimitError, match="subsample"):
+        kx.background.mmd(R[:10], R)
+    with kx.config_context(max_cost=1e-3), pytest.raises(CostLimitError, match="summarize"):
+        kx.background.summarize(R, 10, method="herding")
