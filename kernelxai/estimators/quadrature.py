@@ -2,11 +2,39 @@
 
 The numerical routes live in :mod:`kernelxai.product`; this module declares
 them as estimators: ``"product"`` (alias ``"quadrature"``) is the
-Beta-integral identity by Gauss-Legendre quadrature, O(R d ceil(d/2)) per
-instance for R terms and accurate at any d; ``"stable"`` and ``"newton"`` are
-PKeX-Shapley's Alg. 2 and Alg. 1, O(R d^3), kept for reproducing the paper.
-Both bound their own rounding error and refuse (``tolerance``) rather than
-return inaccurate values.
+Beta-integral identity by Gauss-Legendre quadrature, O(R d q) per instance for
+R terms and q <= ceil(d/2) nodes, accurate at any d; ``"stable"`` and
+``"newton"`` are PKeX-Shapley's Alg. 2 and Alg. 1, O(R d^3), kept for
+reproducing the paper. Both bound their own rounding error and refuse
+(``tolerance``) rather than return inaccurate values.
+
+Cost of the quadrature
+----------------------
+The kernel chooses q per task of terms from an accuracy bound (often a
+handful of nodes where ceil(d/2) would be exact for any factors), so its cost
+is estimated with the q it chooses for the game's first terms
+(:func:`kernelxai.product.estimate_nodes`, cached on the game), and counted
+pass by pass over the (d, terms) working arrays of
+:func:`kernelxai.product.product_shapley`, one operation per number and pass:
+
+* absent factors all 1: the transposed factors (1), a - 1 (1), the node
+  count's min, max and column sums (3), per node the factors (2), their
+  product (1), the leave-one-out division (1) and its sum (1) -- four for the
+  first node, which starts the sum -- the finiteness check (1), the
+  contributions (a - c) psi (1) and the sum over terms (1): d (7 + 5 q);
+* general absent factors: also c transposed (1), a - c instead of a - 1, the
+  node count's rho = (a - c)/(a + c) with its three sums (10 passes in all),
+  and prod_l c_l (1): d (17 + 5 q).
+
+A pass costs 0.3-0.6 ns per number on one core of the development machine,
+so at the default ``flops_per_second`` of 1e9 the count is 2-3x above the
+route alone; forming the terms (kernel values, which the game computes and
+the count leaves out) takes some of that up. ``benchmarks/bench_cost_model.py``
+measured whole ``kx.explain`` calls of an RBF KernelRidge at d = 10, 80, 500
+(functional baseline and interventional): the estimate was 1.3-2x their CPU
+seconds (numba backend: 1.4-3.5x), never below; ceil(d/2) nodes had put it
+12-100x above at d = 80 and 500. A sum of product games (a SumKernel) is
+counted summand by summand, each with its own node count.
 """
 
 from __future__ import annotations
@@ -14,7 +42,7 @@ from __future__ import annotations
 import math
 
 from ..games import ProductGame
-from ..product import DEFAULT_TOLERANCE, product_shapley
+from ..product import DEFAULT_TOLERANCE, _estimate_nodes, _summands, product_shapley
 from .registry import Cost, Estimator, EstimatorResult, Option, register
 
 __all__ = ["Quadrature", "Stable", "Newton"]
@@ -35,13 +63,19 @@ class _ProductRoute(Estimator):
     def _per_term(self, d):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _work(self, game, d):
+        """Operations per term and a note on them, for :meth:`cost`."""
+        return self._per_term(d), ""
+
     def cost(self, game, options):
         d, n = game.n_players, game.n_instances or 1
         terms = game.n_terms()
         if terms is None:
             return Cost(0.0, 0.0, 0, "unknown number of terms")
-        flops = float(terms) * n * self._per_term(d)
-        return Cost(flops, 8.0 * (_WORK + n * d), 0, f"{terms} term(s) x {n} instance(s), d = {d}")
+        per_term, note = self._work(game, d) if terms else (0.0, "")
+        flops = float(terms) * n * per_term
+        return Cost(flops, 8.0 * (_WORK + n * d), 0,
+                    f"{terms} term(s) x {n} instance(s), d = {d}" + note)
 
     def advice(self, game, options):
         return ["a smaller or summarised background (fewer terms per instance)",
@@ -73,8 +107,33 @@ class Quadrature(_ProductRoute):
                           doc="the quadrature's kernel: numpy, or compiled with numba (kernelxai[numba])"),
     }
 
-    def _per_term(self, d):
-        return 6.0 * d * math.ceil(d / 2)
+    def _per_term(self, d, nodes=None, general=True):
+        """Operations per term with ``nodes`` nodes (default ceil(d/2)); see the module docstring."""
+        nodes = max(1, math.ceil(d / 2)) if nodes is None else nodes
+        return float(d) * ((17.0 if general else 7.0) + 5.0 * nodes)
+
+    def _work(self, game, d):
+        # the parts of a sum of product games run in tasks of their own, each with its nodes
+        parts = _summands(game)
+        counts = [part.n_terms() for part in parts]
+        if len(parts) == 1 or any(c is None for c in counts) or not sum(counts):
+            parts, counts = [game], [1]
+        found = [_estimate_nodes(part) for part in parts]
+        per_term = sum(c * self._per_term(d, q, general)
+                       for c, (q, _, general) in zip(counts, found)) / sum(counts)
+        low, nodes, seen = min(q for q, _, _ in found), max(q for q, _, _ in found), \
+            sum(k for _, k, _ in found)
+        full = max(1, math.ceil(d / 2))
+        first = f"the first {seen} term(s)" + (f" of {len(parts)} summands" if len(parts) > 1 else "")
+        if seen and nodes < full:
+            how = f"estimated from {first}; others may need up to ceil(d/2) = {full}"
+        elif seen:
+            how = f"ceil(d/2), the most any term needs, already for {first}"
+        else:
+            how = "exact for any factors" if full == 1 else "none seen; ceil(d/2) is exact for any"
+        count = f"{low}-{nodes}" if low != nodes else f"{nodes}"
+        plural = "s" if nodes != 1 else ""
+        return per_term, f", {count} Gauss-Legendre node{plural} ({how})"
 
 
 class _PaperRoute(_ProductRoute):

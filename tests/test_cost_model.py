@@ -1,0 +1,228 @@
+"""The product route's cost model follows the node count the quadrature really uses (#14).
+
+``kernelxai.product.estimate_nodes`` predicts, from a game's first terms, the
+Gauss-Legendre node count the quadrature kernel chooses; ``method="product"``'s
+cost counts the kernel's passes with it. Checked here: the prediction against
+the counts the kernel reports when run on the same terms (instrumented) and
+against the bound recomputed from its definition; the two extremes (one node
+when every factor is constant in t, ceil(d/2) at the far end); the cost against
+the old ceil(d/2) figure; the cache. Timing is the benchmark's business
+(``benchmarks/bench_cost_model.py``), not these tests'.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import kernelxai as kx
+from kernelxai import product
+from kernelxai.estimators import get_estimator
+from kernelxai.explain import build_game
+from kernelxai.games import SumOfProductGames
+from kernelxai.models import KernelExpansion
+
+
+def random_game(rng, d, terms, *, general=True, n=1, spread=0.3):
+    """A product game with kernel-like factors in (0, 1]: a, c = exp(-spread * U)."""
+    a = np.exp(-spread * rng.random((n, terms, d)))
+    c = np.exp(-spread * rng.random((n, terms, d))) if general else np.ones((1, terms, d))
+    return kx.ProductGame(a, c, rng.normal(size=(1, terms)), n_instances=n)
+
+
+def kernel_counts(game, monkeypatch, **kwargs):
+    """The node counts the numpy kernel chooses, task by task, when it runs on ``game``."""
+    counts = []
+    inner = product._node_count
+
+    def counting(*args):
+        q = inner(*args)
+        counts.append(q)
+        return q
+
+    monkeypatch.setattr(product, "_node_count", counting)
+    product.product_shapley(game, n_jobs=1, **kwargs)
+    monkeypatch.setattr(product, "_node_count", inner)
+    return counts
+
+
+def bound_from_definition(a, c, d):
+    """The node count of the accuracy bound, its sums taken straight from rho = (a - c) / (a + c)."""
+    rho = (a - c) / (a + c)
+    s0 = np.abs(rho.sum(axis=-1)).max()
+    s1 = np.abs(rho).sum(axis=-1).max()
+    s2 = (rho**2).sum(axis=-1).max()
+    full = math.ceil(d / 2)
+    # the smallest n with (8/3) R^(2-2n) / (R^2 - 1) exp(min(H s1, H s0 + H^2 s2 / 2) + (1 - log 2) s2)
+    # below 2^-53 for some R > 1 (H = (R + 1/R)/2), over a fine grid of R
+    R = 1.0 + np.geomspace(1e-3, 1e8, 4000)
+    H = (R + 1 / R) / 2
+    log_rest = (math.log(8 / 3) - np.log(R**2 - 1) + np.minimum(H * s1, H * s0 + H**2 * s2 / 2)
+                + (1 - math.log(2)) * s2 + 53 * math.log(2))
+    for nodes in range(1, full + 1):
+        if np.any(log_rest + (2 - 2 * nodes) * np.log(R) <= 0):
+            return nodes
+    return full
+
+
+# --------------------------------------------------------------------------- the estimate
+@pytest.mark.parametrize("general", [True, False])
+@pytest.mark.parametrize("d", [7, 40, 160])
+def test_estimate_is_the_count_the_kernel_uses_on_the_same_terms(d, general, monkeypatch):
+    rng = np.random.default_rng(d)
+    game = random_game(rng, d, 300, general=general)
+    # one task: every term in it, as the kernel sees them
+    work = d * 300
+    estimate = product.estimate_nodes(game, work_elements=work)
+    assert kernel_counts(game, monkeypatch, work_elements=work) == [estimate]
+    assert 1 < estimate < math.ceil(d / 2) or d == 7
+    if general:  # and the bound itself, recomputed from its definition
+        _, _, a, c = next(game.iter_terms())
+        assert estimate == bound_from_definition(a[0], c[0], d)
+
+
+def test_estimate_is_the_largest_count_over_the_tasks_it_looks_at(monkeypatch):
+    rng = np.random.default_rng(3)
+    d = 60
+    # tasks of 100 terms whose factors spread more and more: the counts differ from task to task
+    spread = np.repeat([0.02, 0.1, 0.6, 0.2], 100)[None, :, None]
+    a = np.exp(-spread * rng.random((1, 400, d)))
+    c = np.exp(-spread * rng.random((1, 400, d)))
+    game = kx.ProductGame(a, c, np.ones((1, 400)))
+    work = 100 * d
+    counts = kernel_counts(game, monkeypatch, work_elements=work)
+    assert len(counts) == 4 and len(set(counts)) > 2
+    assert product.estimate_nodes(game, work_elements=work) == max(counts)
+    # only the first two tasks: their largest count, which is below the third's
+    assert product.estimate_nodes(game, max_terms=200, work_elements=work) == max(counts[:2]) < counts[2]
+
+
+def test_equal_factors_need_one_node_and_extreme_factors_all():
+    rng = np.random.default_rng(1)
+    d = 40
+    a = rng.random((1, 50, d))
+    same = kx.ProductGame(a, a.copy(), rng.normal(size=(1, 50)))  # rho = 0: the integrand is constant
+    assert product.estimate_nodes(same) == 1
+    extreme = kx.ProductGame(np.ones((1, 50, d)), np.full((1, 50, d), 1e-300), np.ones((1, 50)))
+    assert product.estimate_nodes(extreme) == math.ceil(d / 2) == 20
+    # one node per term is also what the route takes: its values are the exact ones
+    np.testing.assert_allclose(kx.shapley_values(same, "product").values, 0.0, atol=1e-15)
+
+
+def test_the_numba_backend_uses_at_most_the_estimated_nodes(monkeypatch):
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(4)
+    d = 50
+    for general in (True, False):
+        game = random_game(rng, d, 200, general=general)
+        estimate = product.estimate_nodes(game, work_elements=200 * d)
+        counts = []
+        inner = product._nodes_needed
+
+        def counting(*args):
+            q = inner(*args)
+            counts.append(q)
+            return q
+
+        product._numba_kernels()
+        monkeypatch.setattr(product, "_nodes_needed", counting)
+        product.product_shapley(game, n_jobs=1, work_elements=200 * d, backend="numba")
+        monkeypatch.setattr(product, "_nodes_needed", inner)
+        # the same bound from exact per-term sums (numpy bounds the sums when c = 1)
+        assert len(counts) == 1 and (counts[0] == estimate if general else counts[0] <= estimate)
+
+
+def test_small_and_empty_games_keep_working():
+    rng = np.random.default_rng(2)
+    for d in (1, 2):
+        game = random_game(rng, d, 5)
+        game.iter_terms = None  # one node is exact at d <= 2: the terms are not looked at
+        assert product.estimate_nodes(game) == 1
+        cost = kx.estimate_cost(game, "product")
+        assert cost["flops"] > 0 and "1 Gauss-Legendre node" in cost["detail"]
+    empty = kx.ProductGame(np.ones((1, 0, 6)), np.ones((1, 0, 6)), np.ones((1, 0)))
+    assert product.estimate_nodes(empty) == 3  # no terms seen: ceil(d/2), exact for any
+    assert kx.estimate_cost(empty, "product")["flops"] == 0
+    assert kx.shapley_values(empty, "product").values.shape == (1, 6)
+    unknown = kx.ProductGame(n_players=5, n_instances=2)
+    assert kx.estimate_cost(unknown, "product")["detail"] == "unknown number of terms"
+    with pytest.raises(TypeError, match="ProductGame"):
+        product.estimate_nodes(kx.TabularGame(np.arange(8.0)))
+    with pytest.raises(ValueError, match="max_terms"):
+        product.estimate_nodes(empty, max_terms=0)
+
+
+def test_summands_are_looked_at_each():
+    rng = np.random.default_rng(5)
+    d = 60
+    smooth = random_game(rng, d, 3000, spread=0.01)
+    rough = random_game(rng, d, 1000, spread=1.0)
+    q_smooth, q_rough = product.estimate_nodes(smooth), product.estimate_nodes(rough)
+    assert q_smooth < q_rough
+    both = SumOfProductGames([smooth, rough], [1.0, -2.0])
+    # the first summand's terms alone would say q_smooth
+    assert product.estimate_nodes(both, max_terms=3000) == q_rough
+    est = get_estimator("product")
+    flops = est.cost(both, est.resolve_options({})).flops
+    per = est._per_term
+    assert flops == pytest.approx(3000 * per(d, q_smooth, True) + 1000 * per(d, q_rough, True))
+    assert f"{q_smooth}-{q_rough} Gauss-Legendre nodes" in est.cost(both, est.resolve_options({})).detail
+
+
+# --------------------------------------------------------------------------- the cost
+def rbf_game(d, n_train=60, n_x=3, value="functional_baseline", seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_train, d))
+    model = KernelExpansion(X, rng.normal(size=n_train), kx.kernels.RBF(math.sqrt(d)))
+    background = None if value == "functional_baseline" else X[:10]
+    return build_game(model, rng.normal(size=(n_x, d)), value, background)[0]
+
+
+@pytest.mark.parametrize("value", ["functional_baseline", "interventional"])
+def test_cost_at_d200_is_several_times_below_the_ceil_d_half_figure(value):
+    d = 200
+    game = rbf_game(d, value=value)
+    cost = kx.estimate_cost(game, "product")
+    old = float(game.n_terms()) * game.n_instances * 6.0 * d * math.ceil(d / 2)
+    assert cost["flops"] * 5 < old
+    q = product.estimate_nodes(game)
+    assert f", {q} Gauss-Legendre nodes (estimated from the first" in cost["detail"]
+    assert "others may need up to ceil(d/2) = 100" in cost["detail"]
+    # the count per term: d (7 + 5 q) with absent factors 1, d (17 + 5 q) otherwise
+    fixed = 7.0 if value == "functional_baseline" else 17.0
+    assert cost["flops"] == pytest.approx(game.n_terms() * game.n_instances * d * (fixed + 5 * q))
+    # and kx.explain reports that estimate
+    e = kx.explain(game.model if value == "functional_baseline" else game.expansion, game.X, value,
+                   None if value == "functional_baseline" else game.background, method="product")
+    assert e.meta["estimated_seconds"] == pytest.approx(cost["seconds"])
+
+
+def test_the_papers_routes_keep_their_cubic_cost():
+    game = rbf_game(30)
+    terms = game.n_terms() * game.n_instances
+    assert kx.estimate_cost(game, "stable")["flops"] == pytest.approx(terms * 2.0 * 30**3)
+    assert kx.estimate_cost(game, "newton")["flops"] == pytest.approx(terms * 4.0 * 30**3)
+
+
+def test_the_estimate_is_cached_on_the_game_and_not_stale():
+    rng = np.random.default_rng(6)
+    game = random_game(rng, 40, 200, spread=0.05)
+    calls = []
+    inner = game.iter_terms
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return inner(*args, **kwargs)
+
+    game.iter_terms = counting
+    first = kx.estimate_cost(game, "product")
+    assert kx.estimate_cost(game, "product") == first
+    assert kx.shapley_values(game, "product").meta["estimated_seconds"] == first["seconds"]
+    assert len(calls) == 2  # the probe once, the route once
+    # rebinding the factors drops the cache: the new factors need more nodes
+    q = product.estimate_nodes(game)
+    game._a = np.exp(-3.0 * rng.random(game._a.shape))
+    assert product.estimate_nodes(game) > q
+    assert len(calls) == 3
