@@ -252,14 +252,17 @@ plt.tight_layout()
 # %% [markdown]
 # Read the slopes, not the seconds. In $n$ the work is linear: each landmark brings $m$
 # more multiplicative games (fixed costs — the per-feature kernel values, Python overhead —
-# flatten the smallest cells). In $d$ the cost model assumes the full $\lceil d/2\rceil$
-# quadrature nodes, hence its $d^2$ growth. The route itself picks the number of nodes from
-# a bound on its accuracy, and with $\gamma = 0.5/d$ every per-feature kernel factor is close
-# to 1, so few nodes suffice whatever $d$: the measured work grows about linearly in $d$ here,
-# and the cost model over-predicts the largest $d$ (it is an upper bound: safe for
-# `max_cost`, pessimistic for a progress bar). Less smooth kernels (short lengthscales, kernel
-# values spread over $[0, 1]$) need more nodes and move the measurement towards the
-# prediction. A constant factor between the two is the assumed `flops_per_second`, which
+# flatten the smallest cells). In $d$ the route picks the number of quadrature nodes from a
+# bound on its accuracy, and with $\gamma = 0.5/d$ every per-feature kernel factor is close
+# to 1, so a few nodes suffice whatever $d$ (not the $\lceil d/2\rceil$ that is exact for any
+# factors): the work grows about linearly in $d$ here. The cost model counts the passes the
+# route makes with the node count it would choose for the game's first terms
+# (`kx.product.estimate_nodes`), so it too grows about linearly in $d$ (the slopes are
+# printed above), a small factor above the wall-clock measurement (the route runs its term
+# blocks on both cores; the model counts one). Terms further on may need more nodes (up to
+# $\lceil d/2\rceil$) or fewer than the first ones. Less smooth kernels (short lengthscales,
+# kernel values spread over $[0, 1]$) need more nodes, in the route and in the prediction
+# alike. A constant factor between the two is the assumed `flops_per_second`, which
 # `kx.config_context(flops_per_second=...)` sets for a machine.
 #
 # ## 3. One worker or two
