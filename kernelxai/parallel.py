@@ -554,11 +554,13 @@ class _ExplainJob:
 
 
 def _explain_chunk(job, X):
-    from .shapley import shapley_values
+    from .shapley import _resolve, _run
 
     rng = _chunk_rng(job.seed)
     game = job.value_function.game(X)
-    result = shapley_values(game, method=job.method, seed=rng, **job.options)
+    # the whole call's cost was estimated and checked once: the chunk does not estimate its own
+    est, why, resolved = _resolve(game, job.method, dict(job.options))
+    result = _run(game, est, why, resolved, rng, None)
     return result, _state(rng)
 
 

@@ -111,8 +111,22 @@ def shapley_values(game, method="exact", *, seed=None, **options) -> Explanation
         The estimated time exceeds ``kx.get_config()["max_cost"]``.
     """
     est, why, resolved = _resolve(game, method, options)
+    return _run(game, est, why, resolved, seed, est.cost(game, resolved))
+
+
+def _run(game, est, why, resolved, seed, cost):
+    """:func:`shapley_values` once the method is resolved and its cost estimated.
+
+    ``cost=None`` skips the estimate's uses -- the ``max_cost`` check, the progress bar and
+    ``meta["estimated_seconds"]`` (NaN) -- for a part of a call whose whole cost was
+    estimated and checked once (a chunk of rows, :mod:`kernelxai.parallel`).
+    """
     rng = check_rng(seed)
-    cost = est.cost(game, resolved)
+    if cost is None:
+        resolved = dict(resolved, progress=False)
+        with config_context(progress=False):
+            result = est.run(game, rng, resolved)
+        return _explanation(game, est, result, why, float("nan"))
     seconds = cost.seconds
     config = get_config()
     if config["max_cost"] is not None and seconds > config["max_cost"]:

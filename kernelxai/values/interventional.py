@@ -13,7 +13,8 @@ The game is also a :class:`~kernelxai.games.ProductGame` (:mod:`kernelxai.produc
 multiplicative term per training point i and background point b, with
 a_l = k_l(x_l, x_il), c_l = k_l(b_l, x_il) and weight alpha_i / m, plus the
 intercept as a constant term. So ``method="product"`` gives the exact Shapley
-values in O(n m d ceil(d/2)) per explained point with no coalition
+values in O(n m d q) per explained point (q <= ceil(d/2) quadrature nodes, as few
+as the accuracy needs) with no coalition
 enumeration or sampling, while ``"exact"``, ``"kernel"`` and
 ``"permutation"`` evaluate coalitions through the kernel mean embeddings.
 """
@@ -479,7 +480,8 @@ class Interventional(ValueFunction, EmbeddingValueFunction):
     ``kx.explain(method="auto")`` asks the estimators for their cost: for
     product kernels, ``"exact"`` (tabulating all coalitions through the mean
     embeddings, about (m + 2 n_x) n 2**d operations) when d <= 12 and that is
-    cheaper than ``"product"`` (about 6 n_x n m d ceil(d/2)); otherwise
+    cheaper than ``"product"`` (about n_x n m d (17 + 5 q), q <= ceil(d/2) the
+    quadrature nodes it would use on the first terms); otherwise
     ``"product"``. Both are exact and agree to rounding, so the choice only
     picks the cheaper route: at the paper's runtime setting (d = 2)
     tabulation is ~100x cheaper, at d = 100 only the product route is
