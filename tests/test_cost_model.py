@@ -32,19 +32,20 @@ def random_game(rng, d, terms, *, general=True, n=1, spread=0.3):
     return kx.ProductGame(a, c, rng.normal(size=(1, terms)), n_instances=n)
 
 
-def kernel_counts(game, monkeypatch, **kwargs):
-    """The node counts the numpy kernel chooses, task by task, when it runs on ``game``."""
+def kernel_counts(game, monkeypatch, counter="_node_count", **kwargs):
+    """The node counts the kernel chooses, task by task, when it runs on ``game`` (``counter``:
+    the function of kernelxai.product that returns them)."""
     counts = []
-    inner = product._node_count
+    inner = getattr(product, counter)
 
     def counting(*args):
         q = inner(*args)
         counts.append(q)
         return q
 
-    monkeypatch.setattr(product, "_node_count", counting)
+    monkeypatch.setattr(product, counter, counting)
     product.product_shapley(game, n_jobs=1, **kwargs)
-    monkeypatch.setattr(product, "_node_count", inner)
+    monkeypatch.setattr(product, counter, inner)
     return counts
 
 
@@ -118,18 +119,9 @@ def test_the_numba_backend_uses_at_most_the_estimated_nodes(monkeypatch):
     for general in (True, False):
         game = random_game(rng, d, 200, general=general)
         estimate = product.estimate_nodes(game, work_elements=200 * d)
-        counts = []
-        inner = product._nodes_needed
-
-        def counting(*args):
-            q = inner(*args)
-            counts.append(q)
-            return q
-
         product._numba_kernels()
-        monkeypatch.setattr(product, "_nodes_needed", counting)
-        product.product_shapley(game, n_jobs=1, work_elements=200 * d, backend="numba")
-        monkeypatch.setattr(product, "_nodes_needed", inner)
+        counts = kernel_counts(game, monkeypatch, counter="_nodes_needed", work_elements=200 * d,
+                               backend="numba")
         # the same bound from exact per-term sums (numpy bounds the sums when c = 1)
         assert len(counts) == 1 and (counts[0] == estimate if general else counts[0] <= estimate)
 
