@@ -321,7 +321,7 @@ class NystroemPipeline:
         from sklearn.exceptions import NotFittedError
         from sklearn.utils.validation import check_is_fitted
 
-        from .pipelines import affine_map
+        from .pipelines import compose_affine
 
         steps = _steps(pipeline)
         if steps is None or not is_nystroem_pipeline(pipeline):
@@ -340,7 +340,7 @@ class NystroemPipeline:
         except NotFittedError:
             raise ValueError("this pipeline is not fitted yet; call fit(X, y) before explaining it") \
                 from None
-        self.pre = self._affine(steps[:k_nys], getattr(pipeline, "n_features_in_", None), affine_map)
+        self.pre = compose_affine(steps[:k_nys], getattr(pipeline, "n_features_in_", None))
         d_u = int(nys.n_features_in_)
         if self.pre is not None and self.pre.n_out != d_u:
             raise ValueError(f"the steps before {nys_name!r} give {self.pre.n_out} columns; it takes {d_u}")
@@ -348,7 +348,7 @@ class NystroemPipeline:
         self.landmarks = np.asarray(L.toarray() if hasattr(L, "toarray") else L, dtype=float)
         N = np.asarray(nys.normalization_, dtype=float)
         m = len(self.landmarks)
-        post = self._affine(steps[k_nys + 1:-1], m, affine_map)
+        post = compose_affine(steps[k_nys + 1:-1], m)
         scale, self.kernel = nystroem_kernel(nys, d_u)
         # probe points in the final model's feature space: the landmarks' own features, and 0
         phi = _quiet_call(nys.transform, self.landmarks)
@@ -370,18 +370,6 @@ class NystroemPipeline:
         self.is_classifier = bool(is_classifier(final))
         names = getattr(pipeline, "feature_names_in_", None)
         self.names = [str(c) for c in names] if names is not None else None
-
-    @staticmethod
-    def _affine(steps, n_in, affine_map):
-        amap = None
-        for name, step in steps:
-            d = n_in if amap is None else amap.n_out
-            try:
-                m = affine_map(step, d)
-            except TypeError as err:
-                raise TypeError(f"pipeline step {name!r}: {err}") from None
-            amap = m if amap is None else amap.then(m)
-        return amap
 
     @property
     def n_outputs(self):

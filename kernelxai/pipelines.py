@@ -106,6 +106,23 @@ def _n_features_in(step, fallback):
     return int(d) if d is not None else fallback
 
 
+def compose_affine(steps, n_in=None):
+    """The affine map of consecutive pipeline ``steps`` ((name, step) pairs), or None for none.
+
+    Each step's map (:func:`affine_map`) takes the previous one's output; a step
+    that is not affine raises TypeError naming the step.
+    """
+    amap = None
+    for name, step in steps:
+        d = n_in if amap is None else amap.n_out
+        try:
+            m = affine_map(step, d)
+        except TypeError as err:
+            raise TypeError(f"pipeline step {name!r}: {err}") from None
+        amap = m if amap is None else amap.then(m)
+    return amap
+
+
 def affine_map(step, n_in=None):
     """The :class:`AffineMap` of a fitted preprocessing step, or TypeError if it is not one.
 
@@ -247,14 +264,7 @@ def expansion_of_pipeline(pipeline):
     if final is None or isinstance(final, str):
         raise TypeError(f"the pipeline ends in {final!r}, not a model")
     n_in = getattr(pipeline, "n_features_in_", None)
-    amap = None
-    for name, step in steps[:-1]:
-        d = n_in if amap is None else amap.n_out
-        try:
-            m = affine_map(step, d)
-        except TypeError as err:
-            raise TypeError(f"pipeline step {name!r}: {err}") from None
-        amap = m if amap is None else amap.then(m)
+    amap = compose_affine(steps[:-1], n_in)
     inner = as_expansion(final)
     if amap is None:
         amap = AffineMap.identity(inner.n_features)
