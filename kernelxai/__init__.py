@@ -1,7 +1,11 @@
 """kernelxai: Shapley-value explanations of kernel methods, Jupyter first.
 
-The data flow: data -> model -> value function -> game ->
-estimator -> Explanation -> plots / widgets / notebooks.
+The data flow, one stage per folder: data -> model (:mod:`~kernelxai.models`)
+-> value function (:mod:`~kernelxai.values`) -> game (:mod:`~kernelxai.games`)
+-> estimator (:mod:`~kernelxai.estimators`) -> Explanation
+(:mod:`~kernelxai.explanation`) -> plots / widgets / notebooks. The entry
+points (:mod:`~kernelxai.explainers`) take what the user passed through that
+flow.
 
 >>> import kernelxai as kx
 >>> taxi = kx.TabularGame({(): 0, (0,): 6, (1,): 12, (2,): 42, (0, 1): 12,
@@ -10,37 +14,49 @@ estimator -> Explanation -> plots / widgets / notebooks.
 array([ 2.,  5., 35.])
 """
 
+from . import _aliases
 from ._config import config_context, get_config, set_config
+from . import estimators, functionals, games, kernels, models, uncertainty, values
 from .explanation import Explanation
 from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
-from .shapley import available_methods, estimate_cost, shapley_values
-from . import estimators, games, kernels, models, product, shapley, values  # noqa: F401
-from .explain import explain
-from .interactions import explain_interactions, shapley_interactions
-from .gp_shap import ShapleyPrior, explain_gp
-from . import regression, uncertainty  # noqa: F401
-from .regression import explain_r2
-from . import discrepancy  # noqa: F401
-from .discrepancy import explain_hsic, explain_mmd
-from .reporting import save_results
-from . import functionals, regularised  # noqa: F401  (Shapley functionals, RKHS-SHAP §3.1, §4)
-from . import background  # noqa: F401  (kx.background: subsample, summarize, mmd)
+from .estimators import product
+from .explainers import background, discrepancy, regression, shapley
+from .explainers.discrepancy import explain_hsic, explain_mmd
+from .explainers.explain import explain
+from .explainers.gp_shap import ShapleyPrior, explain_gp
+from .explainers.interactions import explain_interactions, shapley_interactions
+from .explainers.regression import explain_r2
+from .explainers.shapley import available_methods, estimate_cost, shapley_values
+from .functionals import regularised
+from .workbench import reporting
+from .workbench.reporting import save_results
+
+_aliases.install()
+for _old in ("kernelxai.sklearn_kernels", "kernelxai.regularised", "kernelxai.product",
+             "kernelxai.shapley", "kernelxai.explain", "kernelxai.interactions",
+             "kernelxai.gp_shap", "kernelxai.discrepancy", "kernelxai.regression",
+             "kernelxai.background", "kernelxai.reporting"):
+    _aliases.alias(_old)  # already imported: registered now, so kx.explain stays the function
+del _old
 
 #: submodules imported on first use (they pull in matplotlib / ipywidgets)
-_LAZY = ("plots", "widgets", "datasets", "exercises")
+_LAZY = {"plots": "kernelxai.plots", "widgets": "kernelxai.widgets",
+         "datasets": "kernelxai.datasets", "exercises": "kernelxai.workbench.exercises"}
 
 
-def __getattr__(name):
+def __getattr__(name: str):  # noqa: ANN202
+    import importlib
+
     if name in _LAZY:
-        import importlib
-
-        module = importlib.import_module(f".{name}", __name__)
+        module = importlib.import_module(_LAZY[name])
         globals()[name] = module
         return module
+    if f"{__name__}.{name}" in _aliases.OLD_PATHS:  # kx.outputs, kx.gp_shap, ... of earlier releases
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'kernelxai' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 

@@ -542,7 +542,7 @@ def compare_notebook(name, results, *, baselines=None, overrides=()):
 
 def annotate(results_path, comparison):
     """Write ``comparison`` into the results JSON at ``results_path`` under ``compared``."""
-    from .reporting import atomic_write
+    from .workbench.reporting import atomic_write
 
     path = Path(results_path)
     results = json.loads(path.read_text(encoding="utf-8"))
@@ -710,7 +710,7 @@ def _dumps(obj, indent=0):
 
 def write_baseline(path, baseline):
     """Write a baseline atomically, formatted for readable diffs."""
-    from .reporting import atomic_write
+    from .workbench.reporting import atomic_write
 
     with atomic_write(path) as fh:
         fh.write(_dumps(baseline) + "\n")
@@ -864,7 +864,7 @@ def _report_items(rows, mode, source):
 
 def write_report(rows, output, *, mode, source):
     """Write ``report.md`` and ``report.html`` in ``output``; return their paths."""
-    from .reporting import atomic_write
+    from .workbench.reporting import atomic_write
 
     header, table, details = _report_items(rows, mode, source)
     md = [f"# kernelxai check ({mode} mode)", "", *[f"{h}  " for h in header], "",

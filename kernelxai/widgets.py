@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import plots
-from .explanation import Explanation
+from .plots import core as plots
+from .explanation.core import Explanation
 
 __all__ = ["ExplanationExplorer", "ParameterExplorer", "explore", "gp_explorer", "interact",
            "show_figures"]
@@ -286,7 +286,7 @@ def explore(model, X, *, background=None, values=("interventional", "observation
     ``seed=``. ``value_options`` maps a value-function name to extra
     keywords for it (e.g. ``{"observational": {"eta": 1e-3}}``).
     """
-    from .explain import explain
+    from .explainers.explain import explain
     from .values import registered
 
     unknown = [v for v in values if v not in registered()]
@@ -416,7 +416,7 @@ def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2,
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
-    from .gp_shap import explain_gp
+    from .explainers.gp_shap import explain_gp
 
     names = list(getattr(X, "columns", [])) if feature_names is None else list(feature_names)
     Xa = np.asarray(X, dtype=float)
@@ -443,7 +443,7 @@ def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2,
         scale = Xa.std(axis=0)
         kernel = ConstantKernel(1.0) * RBF(length_scale=np.where(scale > 0, scale, 1.0))
     if background is None:
-        from .background import subsample
+        from .explainers.background import subsample
 
         B = subsample(Xa, min(n, 20), seed=0)
     else:

@@ -17,9 +17,9 @@ from sklearn.base import clone
 import kernelxai as kx
 from kernelxai.datasets import rkhs_shap
 from kernelxai.kernels import RBF
-from kernelxai.models import (KernelLogisticRegression, KernelRidge,
-                              ShapleyRegularisedKernelLogisticRegression,
-                              ShapleyRegularisedKernelRidge)
+from kernelxai.models import KernelLogisticRegression, KernelRidge
+from kernelxai.regularised import (ShapleyRegularisedKernelLogisticRegression,
+                                   ShapleyRegularisedKernelRidge)
 
 OPTS = {"interventional": {}, "observational": {"eta": 1e-3}}
 

@@ -20,9 +20,20 @@ options once; ``method="auto"`` asks every applicable estimator for its cost.
 
 from . import bayes, exact, kernelshap, permutation, quadrature  # noqa: F401  (registration)
 from ._common import t_interval
-from .registry import (COMMON_OPTIONS, Cost, CostLimitError, Estimator, EstimatorResult,
-                       InvalidOptionError, NotApplicableError, Option, available_methods,
-                       estimators, get_estimator, register)
+from .registry import (
+    COMMON_OPTIONS,
+    Cost,
+    CostLimitError,
+    Estimator,
+    EstimatorResult,
+    InvalidOptionError,
+    NotApplicableError,
+    Option,
+    available_methods,
+    estimators,
+    get_estimator,
+    register,
+)
 
 __all__ = ["Estimator", "EstimatorResult", "Option", "Cost", "register", "get_estimator",
            "available_methods", "estimators", "InvalidOptionError", "NotApplicableError",

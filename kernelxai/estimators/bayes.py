@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_level, check_positive_int
-from ..games import coalition_size_distribution, sample_coalitions
+from ..games.core import coalition_size_distribution, sample_coalitions
 from ._common import as_instances, block_elements, evaluate_blocks, progress_bar
 from .registry import Cost, Estimator, EstimatorResult, InvalidOptionError, Option, register
 

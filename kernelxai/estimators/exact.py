@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games import MAX_ENUMERATION_PLAYERS, bitmasks_to_coalitions, shapley_weights
+from ..games.core import MAX_ENUMERATION_PLAYERS, bitmasks_to_coalitions, shapley_weights
 from ._common import block_elements, progress_bar
 from .registry import Cost, Estimator, EstimatorResult, register
 

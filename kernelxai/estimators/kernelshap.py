@@ -14,7 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_level, check_positive_int
-from ..games import MAX_ENUMERATION_PLAYERS, all_coalitions, sample_coalitions, shapley_kernel_weights
+from ..games.core import (
+    MAX_ENUMERATION_PLAYERS,
+    all_coalitions,
+    sample_coalitions,
+    shapley_kernel_weights,
+)
 from ._common import as_instances, block_elements, evaluate_blocks
 from .registry import Cost, Estimator, EstimatorResult, Option, register
 

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import math
 
-from ..games import ProductGame
-from ..product import DEFAULT_TOLERANCE, _estimate_nodes, _summands, product_shapley
+from ..games.core import ProductGame
+from .product import DEFAULT_TOLERANCE, _estimate_nodes, _summands, product_shapley
 from .registry import Cost, Estimator, EstimatorResult, Option, register
 
 __all__ = ["Quadrature", "Stable", "Newton"]

@@ -23,9 +23,13 @@ Everything here is model-agnostic: the functions take a
 
 from __future__ import annotations
 
-from ..estimators.bayes import (BayesPosterior, bayes_linear_posterior, coalition_second_moment,
-                                perturbations_to_go)
-from ..shapley import shapley_values
+from ..estimators.bayes import (
+    BayesPosterior,
+    bayes_linear_posterior,
+    coalition_second_moment,
+    perturbations_to_go,
+)
+from ..explainers.shapley import shapley_values
 from .reference import ReferenceSamplingGame, single_reference, single_reference_game
 from .residuals import MAX_RESIDUAL_PLAYERS, ShapleyResiduals, shapley_residuals, walsh_hadamard
 

@@ -13,9 +13,9 @@ from tqdm.auto import tqdm
 from .._config import working_elements
 from .._validation import check_level, check_matrix, check_positive_int, check_rng, feature_names_of
 from ..estimators._common import t_interval
-from ..explanation import Explanation
-from ..games import FunctionGame, Game
-from ..shapley import shapley_values
+from ..explanation.core import Explanation
+from ..games.core import FunctionGame, Game
+from ..explainers.shapley import shapley_values
 from ..values.agnostic import as_predict
 
 __all__ = ["single_reference", "single_reference_game", "ReferenceSamplingGame",
@@ -191,7 +191,7 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
 
 def _kernel_value_function(model):
     """The interventional value function of ``model`` when it is a kernel model, else None."""
-    from ..models import as_expansion
+    from ..models.core import as_expansion
     from ..values.interventional import Interventional
 
     try:

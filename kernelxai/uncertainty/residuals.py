@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive_int
-from ..explanation import Explanation
-from ..games import Game, tabulate
+from ..explanation.core import Explanation
+from ..games.core import Game, tabulate
 
 __all__ = ["shapley_residuals", "ShapleyResiduals", "walsh_hadamard", "MAX_RESIDUAL_PLAYERS"]
 

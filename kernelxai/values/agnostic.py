@@ -23,9 +23,15 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .._config import progress_enabled, working_elements
-from .._validation import (check_feature_names, check_matrix, check_positive_int, check_rng,
-                           feature_names_in, feature_names_of)
-from ..games import Game
+from .._validation import (
+    check_feature_names,
+    check_matrix,
+    check_positive_int,
+    check_rng,
+    feature_names_in,
+    feature_names_of,
+)
+from ..games.core import Game
 from .base import ValueFunction, default_background, register
 
 __all__ = ["Marginal", "GaussianConditional", "MarginalGame", "GaussianConditionalGame"]

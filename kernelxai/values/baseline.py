@@ -28,7 +28,7 @@ import numpy as np
 
 from .._config import working_elements
 from .._validation import check_positive_int, feature_names_of
-from ..games import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentGame
+from ..games.core import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentGame
 from .base import ValueFunction, register
 
 __all__ = ["FunctionalBaseline", "FunctionalBaselineGame"]
@@ -185,7 +185,7 @@ class FunctionalBaseline(ValueFunction):
     name = "functional baseline (PKeX Def. 1)"
 
     def __init__(self, model, normalize=False, groups=None, group_names=None):
-        from ..models import as_expansion
+        from ..models.core import as_expansion
 
         self.model = as_expansion(model)
         kernel = self.model.kernel

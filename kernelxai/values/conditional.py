@@ -54,7 +54,7 @@ from tqdm.auto import tqdm
 
 from .._config import progress_enabled, working_elements
 from .._validation import check_choice, check_positive_int, check_rng
-from ..games import Game
+from ..games.core import Game
 from .agnostic import _budget, _ModelCalls, check_points
 from .base import register
 

@@ -26,14 +26,26 @@ import numpy as np
 from .._config import working_elements
 from .._threads import single_threaded_blas
 from .._validation import feature_names_in
-from ..games import (GroupedGame, HasUnitGames, LinearInCoefficients, ProductGame, SumOfProductGames,
-                     _GroupedProductGame, coalitions_to_bitmasks)
-from ..kernels import Constant, Linear
-from ..models import KernelExpansion, as_expansion
-from ..parallel import reduce_rows
+from ..games.core import (
+    GroupedGame,
+    HasUnitGames,
+    LinearInCoefficients,
+    ProductGame,
+    SumOfProductGames,
+    _GroupedProductGame,
+    coalitions_to_bitmasks,
+)
+from ..kernels.core import Constant, Linear
+from ..models.core import KernelExpansion, as_expansion
+from ..parallel.core import reduce_rows
 from .agnostic import MarginalGame, _budget, check_background, check_points, flops_per_point
-from .base import (EmbeddingValueFunction, ValueFunction, default_background, distinct_coalition_weights,
-                   register)
+from .base import (
+    EmbeddingValueFunction,
+    ValueFunction,
+    default_background,
+    distinct_coalition_weights,
+    register,
+)
 
 __all__ = ["Interventional", "InterventionalGame", "SumOfKernelGames", "split_sum_expansion",
            "linear_interventional_game"]

@@ -37,13 +37,24 @@ from tqdm.auto import tqdm
 from .._config import progress_enabled, working_elements
 from .._linalg import cholesky_jitter
 from .._threads import single_threaded_blas
-from .._validation import check_choice, check_matrix, check_positive_int, check_rng, feature_names_in
-from ..games import Game, LinearInCoefficients
-from ..kernels import CoalitionGrams, Matern, ProductKernel, SumKernel
-from ..models import as_expansion
+from .._validation import (
+    check_choice,
+    check_matrix,
+    check_positive_int,
+    check_rng,
+    feature_names_in,
+)
+from ..games.core import Game, LinearInCoefficients
+from ..kernels.core import CoalitionGrams, Matern, ProductKernel, SumKernel
+from ..models.core import as_expansion
 from .agnostic import _budget, check_background, check_points
-from .base import (EmbeddingValueFunction, ValueFunction, default_background, distinct_coalition_weights,
-                   register)
+from .base import (
+    EmbeddingValueFunction,
+    ValueFunction,
+    default_background,
+    distinct_coalition_weights,
+    register,
+)
 
 __all__ = ["Observational", "ObservationalGame"]
 

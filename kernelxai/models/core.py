@@ -21,13 +21,19 @@ from scipy import linalg as sla
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
-from ._threads import single_threaded_blas
+from .._threads import single_threaded_blas
 
-from ._linalg import cholesky_jitter
-from ._config import working_elements
-from ._validation import (as_real_array, check_feature_names, check_matrix, default_feature_names,
-                          feature_names_in, feature_names_of)
-from .kernels import RBF, Kernel, median_heuristic
+from .._linalg import cholesky_jitter
+from .._config import working_elements
+from .._validation import (
+    as_real_array,
+    check_feature_names,
+    check_matrix,
+    default_feature_names,
+    feature_names_in,
+    feature_names_of,
+)
+from ..kernels.core import RBF, Kernel, median_heuristic
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -522,7 +528,7 @@ def as_expansion(model):
         from sklearn.pipeline import Pipeline
 
         if isinstance(model, Pipeline):
-            from .pipelines import expansion_of_pipeline
+            from .convert.pipelines import expansion_of_pipeline
 
             return expansion_of_pipeline(model)
     raise TypeError(f"cannot explain a {type(model).__name__}; supported models: {SUPPORTED_MODELS}")
@@ -547,7 +553,7 @@ def _from_sklearn_krr(model):
     ``pairwise_kernels`` and callables) is evaluated by scikit-learn itself
     (:class:`kernelxai.sklearn_kernels.Pairwise`, explained through model calls).
     """
-    from .sklearn_kernels import krr_kernel
+    from ..kernels.from_sklearn import krr_kernel
 
     _require_fitted(model, "dual_coef_")
     if isinstance(model.kernel, str) and model.kernel == "precomputed":
@@ -604,16 +610,7 @@ def _parse_gp_kernel(k, d):
     evaluated as it is (not a product kernel: model calls). A piece that is
     not a scikit-learn kernel raises a TypeError naming it.
     """
-    from .sklearn_kernels import gp_kernel
+    from ..kernels.from_sklearn import gp_kernel
 
     return gp_kernel(k, d)
 
-
-def __getattr__(name):
-    # The Shapley-regularised estimators live in kernelxai.regularised (which builds on this
-    # module); importing them from here still works, without an import cycle.
-    if name in ("ShapleyRegularisedKernelRidge", "ShapleyRegularisedKernelLogisticRegression"):
-        from . import regularised
-
-        return getattr(regularised, name)
-    raise AttributeError(f"module 'kernelxai.models' has no attribute {name!r}")

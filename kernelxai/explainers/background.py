@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._config import working_elements
-from ._validation import check_choice, check_matrix, check_positive_int, check_rng
-from .kernels import RBF, Kernel
-from .models import _resolve_kernel
+from .._config import working_elements
+from .._validation import check_choice, check_matrix, check_positive_int, check_rng
+from ..kernels.core import RBF, Kernel
+from ..models.core import _resolve_kernel
 
 __all__ = ["subsample", "summarize", "mmd", "BackgroundSummary", "summary_bound", "SummaryBound"]
 
@@ -122,7 +122,7 @@ def _mean_embedding(kernel, A, X, max_elements=None, progress=False):
     on the workers of an enclosing ``n_jobs`` or a Dask cluster, with the same
     result wherever the parts run.
     """
-    from .parallel import reduce_rows
+    from ..parallel.core import reduce_rows
 
     budget = working_elements(4) if max_elements is None else check_positive_int(max_elements,
                                                                                    "max_elements")
@@ -134,7 +134,7 @@ def _mean_embedding(kernel, A, X, max_elements=None, progress=False):
 
 def _check_mmd_cost(N, n, d, what, herding=False):
     """The cost guard of an MMD against N reference rows (its self-term has N^2 kernel values)."""
-    from .estimators.registry import check_cost
+    from ..estimators.registry import check_cost
 
     pairs = float(N) * N + 2.0 * N * n + float(n) * n + (float(n) * N if herding else 0.0)
     return check_cost(pairs * _pair_flops(d), what,
@@ -181,7 +181,7 @@ def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None, n_jo
     ``kx.config_context(max_cost=...)`` the call refuses before starting, and says
     what would make it affordable; long runs show a progress bar.
     """
-    from .parallel import reduction_jobs
+    from ..parallel.core import reduction_jobs
 
     R = _check_sample(reference, "reference", min_rows=2 if kernel is None else 1)
     S = check_matrix(sample, "sample", n_features=R.shape[1])
@@ -331,7 +331,7 @@ def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=Non
     show = _check_mmd_cost(N, n, arr.shape[1], f"summarize ({method}) of {N} rows",
                            herding=method == "herding")
     kernel = _resolve_kernel(kernel, arr)
-    from .parallel import reduction_jobs
+    from ..parallel.core import reduction_jobs
 
     with reduction_jobs(n_jobs):
         mu_all = _mean_embedding(kernel, arr, arr, max_elements, progress=show)  # (N,)
@@ -526,10 +526,10 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
     >>> b.bound.shape, bool(np.all(b.bound >= 0))
     ((3,), True)
     """
-    from ._validation import feature_names_in
-    from .estimators.registry import check_cost
-    from .models import as_expansion
-    from .product import gauss_legendre_01
+    from .._validation import feature_names_in
+    from ..estimators.registry import check_cost
+    from ..models.core import as_expansion
+    from ..estimators.product import gauss_legendre_01
 
     expansion = as_expansion(model)
     kernel = expansion.kernel
@@ -540,7 +540,7 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
     d = expansion.n_features
     points = summary.points if isinstance(summary, BackgroundSummary) else summary
     names = feature_names_in(expansion)
-    from .values.agnostic import check_background
+    from ..values.agnostic import check_background
 
     Q = check_background(points, d, "summary", feature_names=names)
     P = check_background(background, d, "background", feature_names=names)
@@ -559,7 +559,7 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
                       ["a smaller full background (a large uniform subsample: an estimate of the "
                        "bound rather than a bound)"])
     t, s, w = gauss_legendre_01(q)
-    from .parallel import reduction_jobs
+    from ..parallel.core import reduction_jobs
 
     with reduction_jobs(n_jobs):
         PP = _pair_sums(kernel, P, P, t, s, w, budget, symmetric=True, progress=show)
@@ -590,7 +590,7 @@ class _PairJob:
 
 def _pair_part(job, index):
     """[total, s1 (d), s2 (d)] over the pairs whose first row is one of ``index`` (consecutive rows of U)."""
-    from .product import leave_one_out_product
+    from ..estimators.product import leave_one_out_product
 
     U, V, rows, cols, symmetric = job.U, job.V, job.rows, job.cols, job.symmetric
     d = U.shape[1]
@@ -632,7 +632,7 @@ def _pair_sums(kernel, U, V, t, s, w, budget, *, symmetric, progress=False):
     of U (:func:`kernelxai.parallel.reduce_rows`): parts run on the workers of
     ``n_jobs`` or a Dask cluster, with the same result wherever they run.
     """
-    from .parallel import reduce_rows
+    from ..parallel.core import reduce_rows
 
     d = U.shape[1]
     job = _PairJob(kernel, U, V, t, s, w, budget, symmetric)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .explanation import Explanation
+from ..explanation.core import Explanation
 
 __all__ = ["bar", "waterfall", "beeswarm", "dependence", "kde", "correlation", "dependence_band",
            "interaction_heatmap", "interaction_network", "strongest_interaction"]
@@ -552,7 +552,7 @@ def dependence_band(expl, feature, *, n_draws=20, seed=0, ax=None, title=None, l
     """
     from scipy.stats import norm
 
-    from ._validation import check_rng
+    from .._validation import check_rng
 
     expl = _check(expl, output)
     if expl.joint_covariance is None:

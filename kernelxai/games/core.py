@@ -28,8 +28,8 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.special import comb, gammaln
 
-from ._config import working_elements
-from ._validation import as_real_array, check_positive_int, check_rng
+from .._config import working_elements
+from .._validation import as_real_array, check_positive_int, check_rng
 
 __all__ = [
     "Game",

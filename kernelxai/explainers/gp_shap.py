@@ -57,9 +57,9 @@ from math import factorial
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 
-from ._config import get_config, working_elements
-from ._validation import as_real_array
-from .estimators.registry import check_cost
+from .._config import get_config, working_elements
+from .._validation import as_real_array
+from ..estimators.registry import check_cost
 
 __all__ = ["explain_gp", "ShapleyPrior"]
 
@@ -200,7 +200,7 @@ def _check_gp(gp):
 
 
 def _check_gpc(gpc):
-    from .outputs import _label, latent_regressor
+    from ..models.convert.outputs import _label, latent_regressor
 
     if not hasattr(gpc, "base_estimator_"):
         raise ValueError("gp is not fitted: call gp.fit(X, y) first")
@@ -323,8 +323,8 @@ class _CellCov:
 # --------------------------------------------------------------------------- #
 def _product_terms(kernel, d):
     """[(weight, ProductKernel)] with sum_r weight_r k_r = kernel (sklearn), or None."""
-    from .kernels import ProductKernel, SumKernel
-    from .sklearn_kernels import gp_kernel
+    from ..kernels.core import ProductKernel, SumKernel
+    from ..kernels.from_sklearn import gp_kernel
 
     scale, kern = gp_kernel(kernel, d)
     if isinstance(kern, SumKernel):
@@ -353,7 +353,7 @@ def _product_prior(terms, X1, X2, B):
     Gauss-Legendre nodes per axis are exact. Leave-out products are prefix x
     suffix products (no division by small factors).
     """
-    from .product import _prefix_suffix, gauss_legendre_01
+    from ..estimators.product import _prefix_suffix, gauss_legendre_01
 
     n1, d = X1.shape
     n2, m = X2.shape[0], B.shape[0]
@@ -417,7 +417,7 @@ def _product_prior(terms, X1, X2, B):
 
 def _product_psi(terms, X, B, X_train):
     """Psi (n, d, n_train): Shapley values of S -> mean_b k((x_S, b_{S^c}), x_i) per train point i."""
-    from .product import _psi_quadrature
+    from ..estimators.product import _psi_quadrature
 
     n, d = X.shape
     m, nt = B.shape[0], X_train.shape[0]
@@ -569,7 +569,7 @@ def _uniform_weights(rows, masks, m):
 
 def _observational_weights(gp, B, eta):
     """Cell weights of the observational value function: the CME weights kx.explain uses."""
-    from .values.observational import Observational
+    from ..values.observational import Observational
 
     value = Observational(gp, background=B, eta=eta, form="product")
 
@@ -786,7 +786,7 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
                ["a smaller background (kx.background.subsample / summarize)", "fewer explained points",
                 "joint=False"])
 
-    from . import parallel
+    from ..parallel import core as parallel
 
     if parallel.check_n_jobs(n_jobs) not in (None, 1) and joint:
         raise ValueError("joint=True couples the rows (their cross-covariances): it runs in one "
@@ -864,7 +864,7 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     if route_name == "sampled":
         meta["n_permutations"] = n_perm
         meta["covariance_mc_stderr"] = mc_err
-    from .explanation import Explanation
+    from ..explanation.core import Explanation
 
     return Explanation(
         values,
@@ -1004,7 +1004,7 @@ class ShapleyPrior:
         ``values`` may be an Explanation (its ``values``; its ``data`` is used
         when ``X`` is None).
         """
-        from .explanation import Explanation
+        from ..explanation.core import Explanation
 
         if isinstance(values, Explanation):
             if X is None:
@@ -1052,7 +1052,7 @@ class ShapleyPrior:
         """
         if not hasattr(self, "alpha_"):
             raise ValueError("this ShapleyPrior is not fitted: call fit(X, values) first")
-        from .explanation import Explanation
+        from ..explanation.core import Explanation
 
         d = self.n_features_in_
         Xa = _check_rows(X, d)

@@ -92,16 +92,16 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._config import get_config, working_elements
-from ._validation import check_level, check_rng
-from .estimators._common import block_elements, progress_bar
-from .estimators.registry import InvalidOptionError, NotApplicableError, check_cost
+from .._config import get_config, working_elements
+from .._validation import check_level, check_rng
+from ..estimators._common import block_elements, progress_bar
+from ..estimators.registry import InvalidOptionError, NotApplicableError, check_cost
 from .explain import BackgroundRequiredError, build_game
-from .explanation import Explanation
-from .games import Game, ProductGame, bitmasks_to_coalitions
-from .outputs import output_plan
-from .parallel import _inside_chunk, check_n_jobs, interactions_rows
-from .product import _prefix_suffix, gauss_legendre_01, product_shapley
+from ..explanation.core import Explanation
+from ..games.core import Game, ProductGame, bitmasks_to_coalitions
+from ..models.convert.outputs import output_plan
+from ..parallel.core import _inside_chunk, check_n_jobs, interactions_rows
+from ..estimators.product import _prefix_suffix, gauss_legendre_01, product_shapley
 
 __all__ = ["shapley_interactions", "explain_interactions", "INDICES", "METHODS",
            "interaction_coefficients"]

@@ -44,8 +44,8 @@ import warnings
 
 import numpy as np
 
-from ._config import working_elements
-from ._validation import check_matrix, check_rng
+from .._config import working_elements
+from .._validation import check_matrix, check_rng
 
 __all__ = [
     "Kernel",

@@ -20,14 +20,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._config import config_context, get_config
-from ._validation import check_rng
-from .estimators import choose
-from .estimators._common import as_instances, t_interval
-from .estimators.registry import (CostLimitError, InvalidOptionError, NotApplicableError,
-                                  available_methods, estimators, format_seconds, get_estimator)
-from .explanation import Explanation
-from .games import Game
+from .._config import config_context, get_config
+from .._validation import check_rng
+from ..estimators import choose
+from ..estimators._common import as_instances, t_interval
+from ..estimators.registry import (
+    CostLimitError,
+    InvalidOptionError,
+    NotApplicableError,
+    available_methods,
+    estimators,
+    format_seconds,
+    get_estimator,
+)
+from ..explanation.core import Explanation
+from ..games.core import Game
 
 __all__ = ["shapley_values", "available_methods", "applicable_methods", "estimate_cost",
            "t_interval"]

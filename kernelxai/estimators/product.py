@@ -84,9 +84,9 @@ from tqdm.auto import tqdm
 
 from scipy.special import gammaln
 
-from ._config import progress_enabled, working_elements
-from ._validation import check_choice, check_positive_int
-from .games import ProductGame, SumOfProductGames
+from .._config import progress_enabled, working_elements
+from .._validation import check_choice, check_positive_int
+from ..games.core import ProductGame, SumOfProductGames
 
 __all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
            "shapley_weights_exact", "reference_shapley", "estimate_nodes", "ROUTES", "BACKENDS",

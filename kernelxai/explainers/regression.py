@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._config import working_elements
-from ._validation import as_real_array, check_matrix, feature_names_of
-from .games import Game
+from .._config import working_elements
+from .._validation import as_real_array, check_matrix, feature_names_of
+from ..games.core import Game
 from .shapley import shapley_values
 
 #: memory budget (float64 elements) of one block of coalition designs

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import RBF, Constant, Kernel, Laplace, Linear, Matern, ProductOf, SumKernel
+from .core import RBF, Constant, Kernel, Laplace, Linear, Matern, ProductOf, SumKernel
 
 __all__ = ["Pairwise", "SklearnKernel", "krr_kernel", "gp_kernel"]
 

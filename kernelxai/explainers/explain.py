@@ -5,15 +5,15 @@ from __future__ import annotations
 import difflib
 import inspect
 
-from .estimators.registry import InvalidOptionError
-from .games import ProductGame
-from .models import as_expansion
-from .outputs import output_plan
-from .parallel import check_n_jobs, explain_rows
-from .values import base as _values
-from .values.agnostic import GaussianConditional, Marginal, MarginalGame
-from .values.conditional import Empirical, GaussianCopula
-from .values.interventional import Interventional
+from ..estimators.registry import InvalidOptionError
+from ..games.core import ProductGame
+from ..models.core import as_expansion
+from ..models.convert.outputs import output_plan
+from ..parallel.core import check_n_jobs, explain_rows
+from ..values import base as _values
+from ..values.agnostic import GaussianConditional, Marginal, MarginalGame
+from ..values.conditional import Empirical, GaussianCopula
+from ..values.interventional import Interventional
 
 __all__ = ["explain", "BackgroundRequiredError"]
 

@@ -38,9 +38,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import (RBF, Cauchy, Constant, Laplace, Linear, Matern, Product, ProductOf,
-                      SumKernel)
-from .models import KernelExpansion, as_expansion
+from ...kernels.core import (
+    RBF,
+    Cauchy,
+    Constant,
+    Laplace,
+    Linear,
+    Matern,
+    Product,
+    ProductOf,
+    SumKernel,
+)
+from ..core import KernelExpansion, as_expansion
 
 __all__ = ["AffineMap", "affine_map", "expansion_of_pipeline", "fold_affine", "IGNORED_LENGTHSCALE",
            "AFFINE_STEPS"]
@@ -251,8 +260,11 @@ def expansion_of_pipeline(pipeline):
     ValueError
         The pipeline is not fitted.
     """
-    from .nystroem import (expansion_of_nystroem_pipeline, is_nystroem_pipeline,
-                           random_features_reason)
+    from .nystroem import (
+        expansion_of_nystroem_pipeline,
+        is_nystroem_pipeline,
+        random_features_reason,
+    )
 
     if is_nystroem_pipeline(pipeline):  # Nystroem + a linear model: an expansion over the landmarks
         return expansion_of_nystroem_pipeline(pipeline)

@@ -47,7 +47,7 @@ import numpy as np
 __all__ = ["check", "tasks", "describe", "results", "reset", "CheckResult", "UnknownTaskError"]
 
 PASS, FAIL = "\u2713", "\u2717"   # ✓ ✗
-_PACKAGE = __file__.rsplit("exercises.py", 1)[0]
+_PACKAGE = __file__.rsplit("workbench", 1)[0]  # frames of kernelxai itself
 
 
 # --------------------------------------------------------------------------- #
@@ -308,13 +308,13 @@ def _set_function(table, d):
 
 
 def _game_of(table):
-    from .games import TabularGame
+    from ..games.core import TabularGame
 
     return TabularGame(table)
 
 
 def _exact(table):
-    from .shapley import shapley_values
+    from ..explainers.shapley import shapley_values
 
     return np.asarray(shapley_values(_game_of(table), method="exact").values, dtype=float).ravel()
 
@@ -399,8 +399,8 @@ def _check_shapley_exact(fn, rng):
 
 
 def _max_game_values(alone):
-    from .games import FunctionGame
-    from .shapley import shapley_values
+    from ..games.core import FunctionGame
+    from ..explainers.shapley import shapley_values
 
     alone = np.asarray(alone, dtype=float)
     game = FunctionGame(lambda z: np.where(z.any(axis=1), (z * alone).max(axis=1), 0.0), len(alone))
@@ -438,8 +438,8 @@ def _check_taxi_shares(fn, rng):
 @_register("null-and-symmetric", "a game with a null player and two interchangeable players",
            "make_game(d, pair, null) -> kx.Game", _NB1)
 def _check_null_and_symmetric(fn, rng):
-    from .games import Game, all_coalitions, tabulate
-    from .shapley import shapley_values
+    from ..games.core import Game, all_coalitions, tabulate
+    from ..explainers.shapley import shapley_values
 
     for d in (3, int(rng.integers(4, 7))):
         players = rng.permutation(d)
@@ -584,7 +584,7 @@ _NB3 = "03-kernelshap-wls"
 @_register("kernel-weight", "the Shapley-kernel weight k(d, s) of a coalition of size s",
            "kernel_weight(d, s) -> float", _NB3)
 def _check_kernel_weight(fn, rng):
-    from .games import shapley_kernel_weights
+    from ..games.core import shapley_kernel_weights
 
     ds = [int(rng.integers(5, 9)), int(rng.integers(9, 16)), 3]
     for d in ds:
@@ -616,7 +616,7 @@ def _check_kernel_weight(fn, rng):
 @_register("size-distribution", "the probability of each coalition size when sampling from the Shapley kernel",
            "size_probabilities(d) -> array (d - 1,)", _NB3)
 def _check_size_distribution(fn, rng):
-    from .games import coalition_size_distribution, shapley_kernel_weights
+    from ..games.core import coalition_size_distribution, shapley_kernel_weights
 
     for d in (2, int(rng.integers(3, 8)), int(rng.integers(8, 20))):
         context = f"size_probabilities({d})"
@@ -652,7 +652,7 @@ def _constrained_wls(Z, v, w):
 @_register("constrained-wls", "KernelSHAP: Shapley values as a weighted least-squares fit with two constraints",
            "kernel_shap(Z, v, w) -> array (d,)", _NB3)
 def _check_constrained_wls(fn, rng):
-    from .games import all_coalitions, sample_coalitions, shapley_kernel_weights
+    from ..games.core import all_coalitions, sample_coalitions, shapley_kernel_weights
 
     cases = []
     for d in (3, int(rng.integers(4, 7))):
@@ -703,8 +703,8 @@ def _regression_data(rng, n, d):
 
 
 def _r2_table(X, y):
-    from .games import all_coalitions
-    from .regression import R2Game
+    from ..games.core import all_coalitions
+    from ..explainers.regression import R2Game
 
     d = X.shape[1]
     return R2Game(X, y)(all_coalitions(d))
@@ -739,7 +739,7 @@ def _check_r_squared(fn, rng):
 @_register("shapley-regression", "R² split over the covariates by the Shapley value",
            "r2_shapley(X, y) -> array (d,)", _NB4)
 def _check_shapley_regression(fn, rng):
-    from .regression import explain_r2
+    from ..explainers.regression import explain_r2
 
     for n, d in ((50, 3), (int(rng.integers(40, 100)), int(rng.integers(4, 7)))):
         X, y = _regression_data(rng, n, d)
@@ -759,8 +759,8 @@ def _check_shapley_regression(fn, rng):
 @_register("group-shapley", "Shapley values with groups of players as the players",
            "group_shapley(v, d, groups) -> array (len(groups),)", _NB4)
 def _check_group_shapley(fn, rng):
-    from .games import TabularGame
-    from .shapley import shapley_values
+    from ..games.core import TabularGame
+    from ..explainers.shapley import shapley_values
 
     for d in (4, int(rng.integers(5, 8))):
         table = _random_table(rng, d)
@@ -892,8 +892,8 @@ _NB6 = "06-mean-embeddings"
 
 
 def _random_kernel_model(rng, n, d):
-    from .kernels import RBF
-    from .models import KernelExpansion
+    from ..kernels.core import RBF
+    from ..models.core import KernelExpansion
 
     X = rng.normal(size=(n, d))
     lengthscale = rng.uniform(0.7, 2.0, size=d)
@@ -903,7 +903,7 @@ def _random_kernel_model(rng, n, d):
 @_register("mean-embedding", "the kernel mean embedding of the absent features, at every training point",
            "absent_embedding(background, X_train, lengthscale, S) -> array (n,)", _NB6)
 def _check_mean_embedding(fn, rng):
-    from .kernels import RBF
+    from ..kernels.core import RBF
 
     for d in (3, int(rng.integers(4, 7))):
         n, m = int(rng.integers(5, 20)), int(rng.integers(4, 15))
@@ -936,7 +936,7 @@ def _check_mean_embedding(fn, rng):
 @_register("interventional-value", "the interventional value of a coalition from mean embeddings (RKHS-SHAP)",
            "interventional_value(model, background, x, S) -> float", _NB6)
 def _check_interventional_value(fn, rng):
-    from .values import Interventional
+    from ..values import Interventional
 
     for d in (3, int(rng.integers(4, 6))):
         model, _ = _random_kernel_model(rng, int(rng.integers(8, 25)), d)
@@ -965,7 +965,7 @@ def _check_interventional_value(fn, rng):
 @_register("marginal-value", "the same value by averaging model calls over the background",
            "marginal_value(predict, background, x, S) -> float", _NB6)
 def _check_marginal_value(fn, rng):
-    from .values import Marginal
+    from ..values import Marginal
 
     for d in (3, int(rng.integers(4, 6))):
         model, _ = _random_kernel_model(rng, int(rng.integers(8, 25)), d)
@@ -1004,7 +1004,7 @@ _NB7 = "07-how-sure"
 def _check_t_interval(fn, rng):
     from scipy import stats
 
-    from .estimators._common import t_interval
+    from ..estimators._common import t_interval
 
     for k, d, level in ((4, 3, 0.95), (int(rng.integers(5, 30)), 5, float(rng.choice([0.8, 0.9, 0.99])))):
         samples = rng.normal(size=(k, d)) * rng.uniform(0.5, 3, size=d) + rng.normal(size=d)
@@ -1037,7 +1037,7 @@ def _check_t_interval(fn, rng):
 @_register("single-reference", "attributions with standard errors from single-reference games",
            "single_reference_values(predict, x, references) -> (values, stderr)", _NB7)
 def _check_single_reference(fn, rng):
-    from .uncertainty import single_reference
+    from ..uncertainty import single_reference
 
     d = 3
     w = rng.normal(size=d)

@@ -74,8 +74,8 @@ import warnings
 
 import numpy as np
 
-from .kernels import RBF, Laplace, Linear
-from .models import KernelExpansion
+from ...kernels.core import RBF, Laplace, Linear
+from ..core import KernelExpansion
 from .outputs import OutputPlan, _CallOutput, _column, _label, _log_odds_column, _refuse
 
 __all__ = ["NystroemPipeline", "is_nystroem_pipeline", "random_features_reason", "nystroem_kernel",
@@ -184,7 +184,7 @@ def nystroem_kernel(nys, n_features):
     """
     from sklearn.gaussian_process.kernels import Kernel as GPKernel
 
-    from .sklearn_kernels import Pairwise, gp_kernel
+    from ...kernels.from_sklearn import Pairwise, gp_kernel
 
     kernel = nys.kernel
     if isinstance(kernel, GPKernel):

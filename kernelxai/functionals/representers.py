@@ -45,16 +45,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._config import working_elements
-from ._validation import check_choice, check_matrix, check_positive_int, check_rng
-from .estimators.registry import NotApplicableError
-from .games import HasUnitGames, LinearInCoefficients, all_coalitions
-from .models import as_expansion
-from .product import gauss_legendre_01, leave_one_out_product, product_shapley, shapley_weights_exact
-from .values import base as _values
-from .values.base import EmbeddingValueFunction, default_background
-from .values.interventional import Interventional
-from .values.observational import Observational
+from .._config import working_elements
+from .._validation import check_choice, check_matrix, check_positive_int, check_rng
+from ..estimators.registry import NotApplicableError
+from ..games.core import HasUnitGames, LinearInCoefficients, all_coalitions
+from ..models.core import as_expansion
+from ..estimators.product import (
+    gauss_legendre_01,
+    leave_one_out_product,
+    product_shapley,
+    shapley_weights_exact,
+)
+from ..values import base as _values
+from ..values.base import EmbeddingValueFunction, default_background
+from ..values.interventional import Interventional
+from ..values.observational import Observational
 
 __all__ = [
     "ShapleyRepresenters",
@@ -259,7 +264,7 @@ class ShapleyRepresenters:
         Only the requested features are present, so efficiency need not hold;
         base_values are 0 and ``meta`` records the value function and method.
         """
-        from .explanation import Explanation
+        from ..explanation.core import Explanation
 
         meta = {**self.meta, "value_function": self.value, "method": f"representers ({self.method})",
                 "exact": self.exact}
@@ -500,7 +505,7 @@ def _distances_quadrature(kernel, B, X, Xp, feats, max_elements):
 
 def _distances_exact(vf, name, X, Xp, feats, max_elements):
     """Squared distances by enumerating all pairs of coalitions (any embedding weights)."""
-    from .kernels import CoalitionGrams
+    from ..kernels.core import CoalitionGrams
 
     kernel, B = vf.model.kernel, vf.background
     P, d = X.shape
@@ -563,9 +568,9 @@ def cme_gamma_norms(model, background=None, eta=1e-3):
     """
     from scipy import linalg as sla
 
-    from .kernels import CoalitionGrams
-    from ._linalg import cholesky_jitter
-    from .values.observational import CME_ADVICE, CME_SYSTEM
+    from ..kernels.core import CoalitionGrams
+    from .._linalg import cholesky_jitter
+    from ..values.observational import CME_ADVICE, CME_SYSTEM
 
     expansion = as_expansion(model)
     B = check_matrix(default_background(expansion, background), "background",
@@ -624,7 +629,7 @@ def theorem6_bound(X, X_prime, kernel, value="interventional", *, m_gamma=None, 
     -------
     ndarray (P,)
     """
-    from .kernels import RBF, ProductKernel
+    from ..kernels.core import RBF, ProductKernel
 
     value = check_choice(value, "value", ("interventional", "observational"))
     form = check_choice(form, "form", ("rbf", "tight"))

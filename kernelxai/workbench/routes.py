@@ -39,7 +39,7 @@ def _models(rng):
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC, SVR
 
-    from . import models
+    from ..models import core as models
 
     n, d = 40, 3
     X = rng.normal(size=(n, d))
@@ -106,7 +106,7 @@ def _route(model, X, value, output):
     no training inputs, or one explained through model calls), it is repeated with the
     training inputs and the route is marked "needs background=".
     """
-    from .explain import BackgroundRequiredError, explain
+    from ..explainers.explain import BackgroundRequiredError, explain
 
     points = X[:2]
     suffix = ""
@@ -142,7 +142,7 @@ def route_table(seed=0):
         with "; needs background=" when the call asked for a background, or
         ``"refused: <first clause of the error's message>"``.
     """
-    from ._config import config_context
+    from .._config import config_context
 
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings(), config_context(progress=False):

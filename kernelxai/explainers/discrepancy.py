@@ -26,14 +26,21 @@ from __future__ import annotations
 import numpy as np
 from tqdm.auto import tqdm
 
-from ._config import working_elements
-from ._validation import (as_real_array, check_feature_names, check_matrix, check_positive_int,
-                          check_rng, feature_names_in, feature_names_of)
-from .estimators.registry import check_cost
-from .explanation import Explanation
-from .kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
+from .._config import working_elements
+from .._validation import (
+    as_real_array,
+    check_feature_names,
+    check_matrix,
+    check_positive_int,
+    check_rng,
+    feature_names_in,
+    feature_names_of,
+)
+from ..estimators.registry import check_cost
+from ..explanation.core import Explanation
+from ..kernels.core import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
 from .shapley import shapley_values
-from .games import UnitAbsentGame
+from ..games.core import UnitAbsentGame
 
 __all__ = ["explain_mmd", "explain_hsic", "MMDGame", "HSICGame", "mmd_permutation_test",
            "hsic_permutation_test"]

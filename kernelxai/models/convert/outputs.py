@@ -55,8 +55,8 @@ import warnings
 
 import numpy as np
 
-from .explanation import Explanation
-from .models import KernelExpansion, KernelLogisticRegression, KernelRidge, as_expansion
+from ...explanation.core import Explanation
+from ..core import KernelExpansion, KernelLogisticRegression, KernelRidge, as_expansion
 
 __all__ = ["OUTPUTS", "OutputPlan", "output_plan"]
 

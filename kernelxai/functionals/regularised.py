@@ -49,10 +49,9 @@ from scipy.special import expit, log_expit
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import as_real_array, check_choice, check_positive_int, default_feature_names
-from .functionals import resolve_features, shapley_representers
-from .models import (KernelExpansion, KernelLogisticRegression, KernelRidge, _names,
-                     _validate_data)
+from .._validation import as_real_array, check_choice, check_positive_int, default_feature_names
+from .representers import resolve_features, shapley_representers
+from ..models.core import KernelExpansion, KernelLogisticRegression, KernelRidge, _names, _validate_data
 
 __all__ = ["ShapleyRegularisedKernelRidge", "ShapleyRegularisedKernelLogisticRegression",
            "EIGEN_RTOL"]

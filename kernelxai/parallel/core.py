@@ -79,9 +79,9 @@ import threading
 
 import numpy as np
 
-from ._config import config_context, get_config
-from .estimators._common import progress_bar
-from .explanation import Explanation
+from .._config import config_context, get_config
+from ..estimators._common import progress_bar
+from ..explanation.core import Explanation
 
 __all__ = ["run_rows", "row_chunks", "plan_rows", "check_n_jobs", "effective_n_jobs",
            "Shipped", "merge_meta", "explain_rows", "interactions_rows", "CHUNK_SECONDS",
@@ -257,7 +257,7 @@ class _Task:
         self.fn, self.config = fn, config
 
     def __call__(self, shipped, rows):
-        from ._threads import single_threaded_blas
+        from .._threads import single_threaded_blas
 
         _chunk_state.depth = getattr(_chunk_state, "depth", 0) + 1
         try:
@@ -554,7 +554,7 @@ class _ExplainJob:
 
 
 def _explain_chunk(job, X):
-    from .shapley import _resolve, _run
+    from ..explainers.shapley import _resolve, _run
 
     rng = _chunk_rng(job.seed)
     game = job.value_function.game(X)
@@ -594,7 +594,7 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
         ``meta["parallel"]`` records ``n_jobs`` (workers), ``chunks``,
         ``rows_per_chunk`` and ``backend``.
     """
-    from .shapley import _resolve, shapley_values
+    from ..explainers.shapley import _resolve, shapley_values
 
     n_jobs = check_n_jobs(n_jobs)
     rows_per_chunk = check_rows_per_chunk(rows_per_chunk)
@@ -663,7 +663,7 @@ class _InteractionsJob:
 
 
 def _interactions_chunk(job, X):
-    from .interactions import shapley_interactions
+    from ..explainers.interactions import shapley_interactions
 
     options = dict(job.options)
     rng = _chunk_rng(options.get("random_state"))
@@ -680,7 +680,7 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
     ``options`` are :func:`kernelxai.shapley_interactions`'s keywords (``budget``,
     ``random_state``, ``tolerance``, ``level``, ``max_elements``, ``progress``).
     """
-    from .interactions import _plan, _cost, shapley_interactions
+    from ..explainers.interactions import _plan, _cost, shapley_interactions
 
     n_jobs = check_n_jobs(n_jobs)
     rows_per_chunk = check_rows_per_chunk(rows_per_chunk)

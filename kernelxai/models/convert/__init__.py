@@ -1,0 +1,1 @@
+"""Converters: fitted models of other libraries, turned exactly into kernel expansions."""

@@ -1,0 +1,5 @@
+"""What serves the notebooks: parameters, results JSON and timing, recorded baselines and
+``python -m kernelxai.check``, the routes table, and the exercise checks.
+
+Takes the entry points; nothing in the library imports it.
+"""
