@@ -2,6 +2,7 @@
 #   make run      set up .venv, execute every notebook, render HTML, print the results
 #                 (writes only under build/)
 #   make test     set up .venv with the test extras and run the whole suite
+#   make lint     ruff check (configured in pyproject.toml) on kernelxai, tests, benchmarks, scripts
 #   make lab      JupyterLab on notebooks/
 #   make figures  like make run, and also refresh the README's figures in docs/figures/
 # make run and make smoke compare each notebook's key numbers with notebooks/baselines/NAME.json
@@ -19,11 +20,12 @@ NOTEBOOK_ARGS ?=
 ACCEPT ?=
 ACCEPT_ARG := $(if $(filter 1 yes true,$(ACCEPT)),--accept)
 
-.PHONY: run test lab notebooks smoke figures exercises slides clean help
+.PHONY: run test lint lab notebooks smoke figures exercises slides clean help
 
 help:
 	@echo "make run    execute all notebooks (default settings) into build/ and print a summary"
 	@echo "make test   run unit, property-based and notebook smoke tests"
+	@echo "make lint   ruff check kernelxai, tests, benchmarks and scripts (rules in pyproject.toml)"
 	@echo "make lab    open JupyterLab on notebooks/"
 	@echo "make smoke  execute all notebooks in smoke mode (quick)"
 	@echo "make figures  make run, and refresh docs/figures/ (the README's figures)"
@@ -59,6 +61,10 @@ figures: $(VENV)/.run-stamp
 
 test: $(VENV)/.test-stamp
 	$(PY) -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+
+# ruff comes with the test extra; its rules are [tool.ruff] in pyproject.toml
+lint: $(VENV)/.test-stamp
+	$(VENV)/bin/ruff check kernelxai tests benchmarks scripts
 
 lab: $(VENV)/.run-stamp
 	$(VENV)/bin/jupyter lab notebooks

@@ -45,6 +45,7 @@ from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
 from kernelxai import product
+from kernelxai.estimators import gauss_legendre, quadrature_numba
 from kernelxai.explain import build_game
 
 #: (d, training points, background rows of the interventional game)
@@ -69,18 +70,22 @@ def old_seconds(game):
 def nodes_used(game, backend):
     """Node counts the route chooses over all its tasks of ``game`` (an untimed run)."""
     counts = []
-    inner = product._nodes_needed
+    inner = product.nodes_needed
 
     def counting(*args, **kwargs):
         q = inner(*args, **kwargs)
         counts.append(q)
         return q
 
-    product._nodes_needed = counting
+    # where the numpy kernel (through node_count) and the numba kernel look the bound up
+    modules = (gauss_legendre, quadrature_numba)
+    for module in modules:
+        module.nodes_needed = counting
     try:
         product.product_shapley(game, n_jobs=1, backend=backend)
     finally:
-        product._nodes_needed = inner
+        for module in modules:
+            module.nodes_needed = inner
     return counts
 
 
@@ -106,7 +111,7 @@ def row(d, value, model, X_explain, background, backend, seconds, repeat):
     nodes = product.estimate_nodes(game)
     used = nodes_used(game, backend)
     # the terms the probe looked at (the estimate is cached on the game, so this only reads it)
-    seen = product._estimate_nodes(game)[1]
+    seen = product.estimate_nodes_detail(game)[1]
 
     def call():
         return kx.explain(model, Xe, value, background, method="product", **options)
@@ -132,7 +137,7 @@ def main(argv=None):
     seconds = 0.2 if args.quick else args.seconds
     backends = ["numpy"]
     if args.numba:
-        product._numba_kernels()  # compile once, before anything is timed
+        product.numba_kernels()  # compile once, before anything is timed
         backends.append("numba")
     rate = kx.get_config()["flops_per_second"]
     print(f"flops_per_second = {rate:.0e}; old: 6 d ceil(d/2) per term; new: d (7 or 17 + 5 q) per term "

@@ -21,12 +21,11 @@ import argparse
 import numpy as np
 
 import kernelxai as kx
-from kernelxai.reporting import timed
 from kernelxai.datasets import rkhs_shap
 from kernelxai.functionals import shapley_representers
 from kernelxai.models import KernelExpansion, KernelRidge
 from kernelxai.regularised import ShapleyRegularisedKernelRidge
-
+from kernelxai.reporting import timed
 
 
 def main():

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 import kernelxai as kx
-from kernelxai.interactions import _product
+from kernelxai.interactions import product_interactions as _product
 from kernelxai.reporting import timed
 
 

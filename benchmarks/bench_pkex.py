@@ -26,10 +26,10 @@ import tracemalloc
 import numpy as np
 
 import kernelxai as kx
-from kernelxai.reporting import timed
 from kernelxai.datasets import pkex
 from kernelxai.discrepancy import MMDGame
 from kernelxai.product import product_shapley
+from kernelxai.reporting import timed
 
 #: Reference-code timings quoted for the paper's reference code (2-core CPU), for context only.
 REFERENCE_STABLE = {200: 1.1, 500: 14.0}

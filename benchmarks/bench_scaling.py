@@ -161,7 +161,7 @@ def part_background(rows, d, background_rows, repeat):
 
 # --------------------------------------------------------------------------- 3. the limit
 def part_limit(d, n, m, repeat):
-    size = d * max(1, product._WORK_ELEMENTS // d)        # one quadrature task, as bench_throughput
+    size = d * max(1, product.WORK_ELEMENTS // d)        # one quadrature task, as bench_throughput
     run, count = fma_numpy(size, 1)
     model, rng = expansion(d, n)
     x = rng.normal(size=(1, d))

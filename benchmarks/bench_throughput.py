@@ -152,20 +152,20 @@ def elements(a, c, d, backend):
     """terms x d x nodes summed over the tasks product_shapley makes of these (K, R, d) terms."""
     a = a.reshape(-1, d)
     c = None if c is None else np.broadcast_to(c, (a.shape[0] // c.shape[-2], *c.shape[-2:])).reshape(-1, d)
-    step = max(1, product._WORK_ELEMENTS // d)
+    step = max(1, product.WORK_ELEMENTS // d)
     total = 0
     for lo in range(0, len(a), step):
         aa, cc = a[lo:lo + step], None if c is None else c[lo:lo + step]
         if backend == "numba":
             A = np.ascontiguousarray(aa)
             C = np.ones_like(A) if cc is None else np.ascontiguousarray(cc)
-            s0, s1, s2 = product._numba_kernels()["sums"](A, C, np.empty(len(A)))
-            q = product._nodes_needed(s1, s2, d, s0) if s1 >= 0 else math.ceil(d / 2)
+            s0, s1, s2 = product.numba_kernels()["sums"](A, C, np.empty(len(A)))
+            q = product.nodes_needed(s1, s2, d, s0) if s1 >= 0 else math.ceil(d / 2)
         else:
             A = np.ascontiguousarray(aa.T)
             C = None if cc is None else np.ascontiguousarray(cc.T)
             D = A - (1.0 if C is None else C)
-            q = product._node_count(A, C, D, d, np.empty_like(A), np.empty_like(A))
+            q = product.node_count(A, C, D, d, np.empty_like(A), np.empty_like(A))
         total += len(aa) * d * q
     return total
 
@@ -182,7 +182,7 @@ def backends():
 
 
 def part_limit(d, terms, repeat):
-    size = d * max(1, product._WORK_ELEMENTS // d)
+    size = d * max(1, product.WORK_ELEMENTS // d)
     print(f"1. elementwise limit: c <- a * b + c in place, arrays of {size} float64 "
           f"(one quadrature task: d = {d} x {size // d} terms)")
     fns = [fma_numpy(size, 1), fma_numpy(size, 2)]
@@ -286,7 +286,7 @@ def part_interventional(d, n, m, batch, repeat, limits):
     print(f"   speed-up of the route, 1 thread: {best[0] * scale / best[1]:.0f}x (numpy)"
           + (f", {best[0] * scale / best[5]:.0f}x (numba)" if HAVE_NUMBA else ""))
     before = before_psi(a[0, :sub], c[0, :sub], d)
-    now = product._psi_quadrature(a[0, :sub], c[0, :sub], d)
+    now = product.psi_quadrature(a[0, :sub], c[0, :sub], d)
     print(f"   psi of {sub} terms, largest relative difference from before: "
           f"{np.abs(now / before - 1).max():.1e}")
     if HAVE_NUMBA:

@@ -14,20 +14,19 @@ flow.
 array([ 2.,  5., 35.])
 """
 
-from . import _aliases
+from . import _aliases, estimators, functionals, games, kernels, models, uncertainty, values
 from ._config import config_context, get_config, set_config
-from . import estimators, functionals, games, kernels, models, uncertainty, values
-from .explanation import Explanation
-from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
-from .estimators import product
-from .explainers import background, discrepancy, regression, shapley
+from .estimators import product, shapley
+from .estimators.shapley import available_methods, estimate_cost, shapley_values
+from .explainers import background, discrepancy, regression
 from .explainers.discrepancy import explain_hsic, explain_mmd
 from .explainers.explain import explain
 from .explainers.gp_shap import ShapleyPrior, explain_gp
 from .explainers.interactions import explain_interactions, shapley_interactions
 from .explainers.regression import explain_r2
-from .explainers.shapley import available_methods, estimate_cost, shapley_values
+from .explanation import Explanation
 from .functionals import regularised
+from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
 from .workbench import reporting
 from .workbench.reporting import save_results
 

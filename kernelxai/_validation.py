@@ -60,10 +60,10 @@ def as_real_array(x, name):
     --------
     >>> as_real_array([1, 2], "y")
     array([1., 2.])
-    >>> as_real_array([1 + 2j], "y")
+    >>> as_real_array([1 + 2j], "y")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: y has complex values; kernelxai works with real numbers (pass x.real if the imaginary parts are meant to be 0)
+    ValueError: y has complex values; kernelxai works with real numbers (pass x.real if ...
     """
     try:
         arr = np.asarray(x)
@@ -167,10 +167,10 @@ def check_feature_names(X, expected, name="X", *, reference="the model was fitte
     Examples
     --------
     >>> import pandas as pd
-    >>> check_feature_names(pd.DataFrame({"b": [1.0], "a": [2.0]}), ["a", "b"])
+    >>> check_feature_names(pd.DataFrame({"b": [1.0], "a": [2.0]}), ["a", "b"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: X has the features in a different order than the model was fitted with: got ['b', 'a'], expected ['a', 'b']. Reorder the columns, e.g. X[['a', 'b']]
+    ValueError: X has the features in a different order than the model was fitted with: got ['b', 'a'], ...
     """
     if expected is None:
         return
@@ -190,6 +190,58 @@ def check_feature_names(X, expected, name="X", *, reference="the model was fitte
     detail = (f"unseen features: {unseen}; missing: {missing}" if unseen or missing
               else f"got {got} (repeated names)")
     raise ValueError(f"{name} does not have the features {reference} {expected}: {detail}")
+
+
+def check_columns(X, name="X", *, model=None, sample=None, sample_name="the background") -> None:
+    """The check of a DataFrame's columns that every public entry point makes of ``X`` and backgrounds.
+
+    A DataFrame whose columns are shuffled, missing or extra relative to what
+    the model was fitted with -- or, when the model has no real feature names
+    (or there is no model), relative to the first sample it is compared with
+    -- is refused; it is never silently reordered. This is the choice
+    ``kx.explain`` makes, held everywhere: ``explain_gp``, ``ShapleyPrior``,
+    ``kx.background``, the discrepancy explainers and the functionals call
+    it too, so each refuses with the same message
+    (:func:`check_feature_names`).
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+        The points, background or sample being checked. Arrays (and
+        DataFrames without string column names) are read by position and pass.
+    name : str
+        The argument's name, used in error messages.
+    model : model, optional
+        The fitted model; its real feature names (:func:`feature_names_in`:
+        scikit-learn ``feature_names_in_`` or a KernelExpansion's names) are
+        the reference when it has them.
+    sample : DataFrame or array-like, optional
+        The reference sample when the model has no names: its string columns
+        (a background, or the first of two samples).
+    sample_name : str
+        What ``sample`` is, completing "... than {sample_name} has".
+
+    Raises
+    ------
+    ValueError
+        With the message of :func:`check_feature_names` ("... has the features
+        in a different order than the model was fitted with ... Reorder the
+        columns", or "... does not have the features ...").
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> D = pd.DataFrame({"a": [1.0], "b": [2.0]})
+    >>> check_columns(D[["b", "a"]], "sample", sample=D, sample_name="the reference")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: sample has the features in a different order than the reference has: ... e.g. sample[['a', 'b']]
+    """
+    expected = feature_names_in(model)
+    if expected is not None:
+        check_feature_names(X, expected, name)
+    elif sample is not None:
+        check_feature_names(X, _string_columns(sample), name, reference=f"{sample_name} has")
 
 
 def check_matrix(X, name="X", *, n_features=None, min_rows=1, allow_1d=False):

@@ -26,22 +26,25 @@ registry (:func:`kernelxai.estimators.get_estimator`), not from a table here.
 from __future__ import annotations
 
 import html
+import io
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .plots import core as plots
-from .explanation.core import Explanation
+from . import plots
+from .estimators import get_estimator
+from .explainers.background import subsample
+from .explainers.explain import explain
+from .explainers.gp_shap import explain_gp
+from .explanation import Explanation
+from .values import registered
 
 __all__ = ["ExplanationExplorer", "ParameterExplorer", "explore", "gp_explorer", "interact",
            "show_figures"]
 
 
-
 def _estimator(method):
     """The registered estimator of ``method``, or None for names that are not one (``"auto"``)."""
-    from .estimators import get_estimator
-
     try:
         return get_estimator(method)
     except ValueError:
@@ -67,8 +70,6 @@ def _message(text, kind="error"):
 
 def _png(fig):
     """The figure as a PNG image (as the inline backend would draw it, with a tight box)."""
-    import io
-
     from IPython.display import Image
 
     buffer = io.BytesIO()
@@ -286,9 +287,6 @@ def explore(model, X, *, background=None, values=("interventional", "observation
     ``seed=``. ``value_options`` maps a value-function name to extra
     keywords for it (e.g. ``{"observational": {"eta": 1e-3}}``).
     """
-    from .explainers.explain import explain
-    from .values import registered
-
     unknown = [v for v in values if v not in registered()]
     if unknown:
         raise ValueError(f"unknown value function(s) {unknown}; registered: {registered()}")
@@ -416,8 +414,6 @@ def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2,
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
-    from .explainers.gp_shap import explain_gp
-
     names = list(getattr(X, "columns", [])) if feature_names is None else list(feature_names)
     Xa = np.asarray(X, dtype=float)
     ya = np.asarray(y, dtype=float)
@@ -443,8 +439,6 @@ def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2,
         scale = Xa.std(axis=0)
         kernel = ConstantKernel(1.0) * RBF(length_scale=np.where(scale > 0, scale, 1.0))
     if background is None:
-        from .explainers.background import subsample
-
         B = subsample(Xa, min(n, 20), seed=0)
     else:
         B = np.asarray(background, dtype=float)

@@ -51,7 +51,7 @@ def execute(path, results, parameters, out_dir=OUT, timeout=CELL_TIMEOUT):
                 # start it once more. Any error raised by a cell is not a RuntimeError here.
                 if attempt == 2 or "Kernel didn't respond" not in str(exc):
                     raise
-                warnings.warn(f"{path.stem}: the kernel did not start ({exc}); starting it again")
+                warnings.warn(f"{path.stem}: the kernel did not start ({exc}); starting it again", stacklevel=2)
     except PapermillExecutionError as exc:
         position, first_line = _failing_cell(executed, exc.exec_count)
         raise NotebookCellError(

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 import kernelxai.check as kc
-from kernelxai.check import (compare, comparable, is_timing_key, load_baseline, record, resolve_pointer,
-                             write_baseline)
+from kernelxai.check import comparable, compare, is_timing_key, load_baseline, record, resolve_pointer, write_baseline
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
@@ -350,7 +349,8 @@ def test_notebooks_are_found_in_a_clone_or_in_the_installed_package(tmp_path):
 # --------------------------------------------------------------------------- #
 @pytest.mark.notebook
 def test_two_runs_of_a_notebook_give_identical_results(tmp_path):
-    from nbrun import NOTEBOOKS as NB, execute
+    from nbrun import NOTEBOOKS as NB
+    from nbrun import execute
 
     runs = []
     for k in range(2):

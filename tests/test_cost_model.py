@@ -19,7 +19,7 @@ import pytest
 
 import kernelxai as kx
 from kernelxai import product
-from kernelxai.estimators import get_estimator
+from kernelxai.estimators import get_estimator, quadrature_kernel, quadrature_numba
 from kernelxai.explain import build_game
 from kernelxai.games import SumOfProductGames
 from kernelxai.models import KernelExpansion
@@ -32,20 +32,21 @@ def random_game(rng, d, terms, *, general=True, n=1, spread=0.3):
     return kx.ProductGame(a, c, rng.normal(size=(1, terms)), n_instances=n)
 
 
-def kernel_counts(game, monkeypatch, counter="_node_count", **kwargs):
+def kernel_counts(game, monkeypatch, counter="node_count", **kwargs):
     """The node counts the kernel chooses, task by task, when it runs on ``game`` (``counter``:
-    the function of kernelxai.product that returns them)."""
+    the function that returns them, as the numpy kernel or, ``nodes_needed``, the numba kernel calls it)."""
     counts = []
-    inner = getattr(product, counter)
+    module = quadrature_numba if counter == "nodes_needed" else quadrature_kernel
+    inner = getattr(module, counter)
 
     def counting(*args):
         q = inner(*args)
         counts.append(q)
         return q
 
-    monkeypatch.setattr(product, counter, counting)
+    monkeypatch.setattr(module, counter, counting)
     product.product_shapley(game, n_jobs=1, **kwargs)
-    monkeypatch.setattr(product, counter, inner)
+    monkeypatch.setattr(module, counter, inner)
     return counts
 
 
@@ -119,8 +120,8 @@ def test_the_numba_backend_uses_at_most_the_estimated_nodes(monkeypatch):
     for general in (True, False):
         game = random_game(rng, d, 200, general=general)
         estimate = product.estimate_nodes(game, work_elements=200 * d)
-        product._numba_kernels()
-        counts = kernel_counts(game, monkeypatch, counter="_nodes_needed", work_elements=200 * d,
+        product.numba_kernels()
+        counts = kernel_counts(game, monkeypatch, counter="nodes_needed", work_elements=200 * d,
                                backend="numba")
         # the same bound from exact per-term sums (numpy bounds the sums when c = 1)
         assert len(counts) == 1 and (counts[0] == estimate if general else counts[0] <= estimate)

@@ -27,6 +27,7 @@ import pytest
 
 import kernelxai as kx
 from kernelxai import exercises as ex
+from kernelxai.workbench.exercises import dependence_tasks, regression_tasks, shapley_tasks, student_games
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "notebooks" / "exercises"
@@ -359,11 +360,11 @@ def test_hints_do_not_give_the_answer_away():
 def test_conditional_reference_equals_the_precision_matrix_form():
     rng = np.random.default_rng(0)
     for d in (2, 4, 6):
-        mu, Sigma = ex._random_gaussian(rng, d)
+        mu, Sigma = dependence_tasks.random_gaussian(rng, d)
         x = rng.normal(size=d)
         for k in range(d):
             S = sorted(rng.choice(d, size=k, replace=False).tolist())
-            m1, c1 = ex._conditional(mu, Sigma, S, x)
+            m1, c1 = dependence_tasks.conditional_moments(mu, Sigma, S, x)
             m2, c2 = conditional_gaussian(mu, Sigma, S, x)
             np.testing.assert_allclose(m1, m2, atol=1e-10)
             np.testing.assert_allclose(c1, c2, atol=1e-10)
@@ -380,7 +381,7 @@ def test_wls_reference_is_kernelxais_kernelshap_on_the_same_coalitions():
     Z = np.vstack([np.zeros(d, bool), z, np.ones(d, bool)])
     masks = Z.astype(np.int64) @ (1 << np.arange(d))
     w = np.where(Z.any(axis=1) & ~Z.all(axis=1), 1.0, np.inf)
-    np.testing.assert_allclose(ex._constrained_wls(Z, table[masks], w), np.ravel(estimate), atol=1e-10)
+    np.testing.assert_allclose(regression_tasks.constrained_wls(Z, table[masks], w), np.ravel(estimate), atol=1e-10)
     np.testing.assert_allclose(kernel_shap(Z, table[masks], w), np.ravel(estimate), atol=1e-10)
 
 
@@ -388,13 +389,13 @@ def test_ordering_reference_and_variant_formulas_by_brute_force():
     rng = np.random.default_rng(1)
     d = 4
     table = rng.normal(size=2**d)
-    v = ex._set_function(table, d)
+    v = student_games.set_function(table, d)
     order = rng.permutation(d)
-    np.testing.assert_allclose(ex._ordering_reference(table, order), contributions(v, order), atol=1e-12)
-    np.testing.assert_allclose(ex._variant_values(table, d, "banzhaf"), _banzhaf(v, d), atol=1e-12)
-    np.testing.assert_allclose(ex._variant_values(table, d, "skip_empty"), _skip_empty(v, d), atol=1e-12)
-    np.testing.assert_allclose(ex._exact(table), brute_shapley(v, d), atol=1e-12)
-    mean, _ = ex._ordering_moments(table, d)
+    np.testing.assert_allclose(shapley_tasks.ordering_reference(table, order), contributions(v, order), atol=1e-12)
+    np.testing.assert_allclose(student_games.variant_values(table, d, "banzhaf"), _banzhaf(v, d), atol=1e-12)
+    np.testing.assert_allclose(student_games.variant_values(table, d, "skip_empty"), _skip_empty(v, d), atol=1e-12)
+    np.testing.assert_allclose(student_games.exact_shapley(table), brute_shapley(v, d), atol=1e-12)
+    mean, _ = shapley_tasks.ordering_moments(table, d)
     np.testing.assert_allclose(mean, brute_shapley(v, d), atol=1e-12)
 
 

@@ -11,7 +11,7 @@ import pytest
 import threadpoolctl
 
 import kernelxai as kx
-import kernelxai.models as km
+import kernelxai.models.logistic as km
 from kernelxai import _threads
 from kernelxai.values.interventional import InterventionalGame
 from kernelxai.values.observational import ObservationalGame

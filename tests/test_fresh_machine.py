@@ -98,12 +98,21 @@ def _in_try_importerror(parents):
     return False
 
 
+def _type_checking_only(node):
+    """Whether ``node`` is an ``if TYPE_CHECKING:`` block (imports for annotations only)."""
+    test = getattr(node, "test", None) if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 def imports(path):
     """[(top-level module, line, inside try/except ImportError)] of a Python file."""
     tree = ast.parse(Path(path).read_text(), filename=str(path))
     found = []
 
     def visit(node, parents):
+        if _type_checking_only(node):  # `if TYPE_CHECKING:` blocks never run
+            return
         if isinstance(node, ast.Import):
             for alias in node.names:
                 found.append((alias.name.split(".")[0], node.lineno, _in_try_importerror(parents)))

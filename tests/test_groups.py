@@ -12,9 +12,9 @@
 
 import numpy as np
 import pytest
+from oracles import textbook_shapley
 
 import kernelxai as kx
-from oracles import textbook_shapley
 from kernelxai.games import GroupedGame, ProductGame, all_coalitions, tabulate
 
 GROUPS = [[0, 3], [1], [2, 4, 5]]

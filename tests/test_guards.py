@@ -5,7 +5,6 @@ Each test names the behaviour found on the first wave's main.
 
 from __future__ import annotations
 
-import ast
 import math
 import time
 from pathlib import Path
@@ -180,65 +179,7 @@ def test_bayes_shap_unreachable_target_width_ends_quickly():
 
 
 # ------------------------------------------------------------------ layout
-def _module_graph():
-    """Module-level imports between kernelxai modules (function-level imports are lazy, not edges)."""
-    pkg = ROOT / "kernelxai"
-    modules = {}
-    for path in pkg.rglob("*.py"):
-        rel = path.relative_to(ROOT).with_suffix("")
-        parts = list(rel.parts)
-        is_pkg = parts[-1] == "__init__"
-        if is_pkg:
-            parts = parts[:-1]
-        modules[".".join(parts)] = (path, is_pkg)
-    graph = {}
-    for name, (path, is_pkg) in modules.items():
-        tree = ast.parse(path.read_text())
-        package = name if is_pkg else name.rsplit(".", 1)[0]
-        deps = set()
-        for node in tree.body:  # top level only
-            targets = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[:len(base) - (node.level - 1)]
-                    mod = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    mod = node.module or ""
-                targets = [mod] + [f"{mod}.{a.name}" for a in node.names]
-            for t in targets:
-                if t in modules and t != name:
-                    deps.add(t)
-        graph[name] = deps
-    return graph
-
-
-def test_import_graph_has_no_cycles():
-    """Found: functionals -> models -> regularised -> functionals, shapley <-> product."""
-    graph = _module_graph()
-    # a package's __init__ importing its own submodules is not a cycle: drop parent -> child edges
-    # only when the child does not come back to the parent
-    state, stack = {}, []
-
-    def visit(node):
-        state[node] = 1
-        stack.append(node)
-        for dep in sorted(graph[node]):
-            if dep.startswith(node + "."):  # a package importing its own submodule
-                continue
-            if state.get(dep) == 1:
-                cycle = stack[stack.index(dep):] + [dep]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if dep not in state:
-                visit(dep)
-        stack.pop()
-        state[node] = 2
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node)
+# the import graph (no cycle, stages in order): tests/test_layers.py
 
 
 def test_no_two_modules_share_a_stem_with_different_meanings():

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import kernelxai as kx
 from kernelxai.estimators.registry import CostLimitError, InvalidOptionError, NotApplicableError
-from kernelxai.interactions import _product, leave_two_out_product
+from kernelxai.interactions import leave_two_out_product, product_interactions
 
 INDICES = ("SII", "k-SII", "STII", "FSII")
 
@@ -205,8 +205,8 @@ def test_product_division_route_equals_prefix_route(index):
     a, c, w = rng.uniform(0, 1, (3, 6, d)), rng.uniform(0, 1, (3, 6, d)), rng.normal(size=(3, 6))
     a[0, 0, 3] = c[0, 0, 3] = 0.0  # an exact zero factor takes the prefix route anyway
     game = kx.ProductGame(a, c, w)
-    fast = _product(game, index, None, False)
-    slow = _product(game, index, None, False, division=False)
+    fast = product_interactions(game, index, None, False)
+    slow = product_interactions(game, index, None, False, division=False)
     np.testing.assert_allclose(fast["pairs"], slow["pairs"], rtol=1e-12,
                                atol=1e-15 * np.abs(slow["pairs"]).max())
 
@@ -424,13 +424,13 @@ def test_efficiency_violation_is_reported(monkeypatch):
     from kernelxai import interactions
 
     game = kx.TabularGame(np.random.default_rng(0).normal(size=16))
-    original = interactions._exact
+    original = interactions.exact_interactions
 
     def broken(*args):
         res = original(*args)
         res["pairs"] = res["pairs"] + 0.01 * (1 - np.eye(4))
         return res
 
-    monkeypatch.setattr(interactions, "_exact", broken)
+    monkeypatch.setattr(interactions, "exact_interactions", broken)
     with pytest.raises(RuntimeError, match="not efficient.*please report"):
         kx.shapley_interactions(game, index="STII", method="exact")

@@ -25,7 +25,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import kernelxai as kx
-from kernelxai.background import _mean_embedding, summary_bound
+from kernelxai.background import mean_embedding, summary_bound
 from kernelxai.estimators.registry import CostLimitError
 from kernelxai.games import all_coalitions
 from kernelxai.kernels import RBF, Laplace
@@ -70,7 +70,7 @@ def test_background_mean_embedding_blocks_both_axes():
     kernel = RBF(np.array([1.0, 0.5, 2.0]))
     want = np.prod(_rbf_factors(A, X, [1.0, 0.5, 2.0]), axis=-1).mean(axis=1)
     for budget in (1, 7, 599, 10**7):       # blocks smaller than one row of X, too
-        np.testing.assert_allclose(_mean_embedding(kernel, A, X, budget), want, rtol=1e-12)
+        np.testing.assert_allclose(mean_embedding(kernel, A, X, budget), want, rtol=1e-12)
 
 
 def test_a_million_row_background_runs_in_small_blocks():
@@ -211,10 +211,10 @@ def test_summary_bound_refuses_what_it_cannot_bound():
 # --------------------------------------------------------------------------- #
 @pytest.fixture
 def parts_of_64_rows(monkeypatch):
-    from kernelxai import parallel
+    from kernelxai.parallel import reductions
 
-    monkeypatch.setattr(parallel, "PART_FLOPS", 1.0)
-    monkeypatch.setattr(parallel, "MIN_PART_ROWS", 64)
+    monkeypatch.setattr(reductions, "PART_FLOPS", 1.0)
+    monkeypatch.setattr(reductions, "MIN_PART_ROWS", 64)
 
 
 def test_mmd_summaries_and_the_bound_do_not_depend_on_the_workers(parts_of_64_rows):

@@ -8,8 +8,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import kernelxai as kx
 from kernelxai.kernels import RBF, Laplace, Matern
-from kernelxai.models import (KernelExpansion, KernelLogisticRegression, KernelRidge, as_expansion,
-                              loo_scores)
+from kernelxai.models import KernelExpansion, KernelLogisticRegression, KernelRidge, as_expansion, loo_scores
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(120, 3))

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from nbrun import run_notebook
 
 pytestmark = pytest.mark.notebook

@@ -2,9 +2,8 @@
 
 import math
 
-from nbrun import run_notebook
-
 import pytest
+from nbrun import run_notebook
 
 pytestmark = pytest.mark.notebook
 

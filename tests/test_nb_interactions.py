@@ -1,7 +1,6 @@
 """Notebook 09 (exact Shapley interactions), in smoke mode."""
 
 import pytest
-
 from nbrun import run_notebook
 
 pytestmark = pytest.mark.notebook

@@ -3,7 +3,6 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from nbrun import NOTEBOOKS, NotebookCellError, execute, run_notebook
 
 pytestmark = pytest.mark.notebook

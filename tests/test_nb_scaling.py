@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from nbrun import run_notebook
 
 pytestmark = pytest.mark.notebook

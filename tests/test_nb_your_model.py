@@ -1,7 +1,6 @@
 """Notebook 08 (your model: pipelines, classifiers, multi-class, GPs), run in smoke mode."""
 
 import pytest
-
 from nbrun import run_notebook
 
 pytestmark = pytest.mark.notebook

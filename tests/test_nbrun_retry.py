@@ -2,9 +2,8 @@
 
 import json
 
-import pytest
-
 import nbrun
+import pytest
 
 
 def _fake(monkeypatch, errors):

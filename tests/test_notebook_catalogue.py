@@ -103,7 +103,8 @@ def test_a_failing_notebook_names_the_failing_cell(tmp_path):
 
     nb = _toy_notebook(tmp_path / "broken.ipynb",
                        ["smoke = False\nresults_path = None", "x = 1", "ratio = x / 0  # divide", "y = 2"])
-    with pytest.raises(NotebookCellError, match=r"cell 3 failed \(execution count 4\)\n  cell starts: ratio = x / 0.*\n.*ZeroDivisionError"):
+    expected = r"cell 3 failed \(execution count 4\)\n  cell starts: ratio = x / 0.*\n.*ZeroDivisionError"
+    with pytest.raises(NotebookCellError, match=expected):
         execute(nb, tmp_path / "r.json", {"smoke": True}, out_dir=tmp_path / "out")
 
 

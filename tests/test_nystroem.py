@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from oracles import textbook_shapley
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import ConstantKernel
@@ -25,7 +26,6 @@ import kernelxai as kx
 from kernelxai.kernels import RBF, Laplace
 from kernelxai.models import KernelExpansion, as_expansion
 from kernelxai.nystroem import NystroemPipeline
-from oracles import textbook_shapley
 
 D = 3
 _rng = np.random.default_rng(5)

@@ -29,6 +29,7 @@ from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
 from kernelxai import parallel
+from kernelxai.parallel import reductions
 
 rng = np.random.default_rng(7)
 D = 4
@@ -328,17 +329,17 @@ REDUCTIONS = ("_subset_sums", "_absent_sums")
 @pytest.fixture
 def small_parts(monkeypatch):
     """Parts of 64 background rows (700 rows -> 11 parts); records how each reduction ran."""
-    monkeypatch.setattr(parallel, "PART_FLOPS", 1.0)
-    monkeypatch.setattr(parallel, "MIN_PART_ROWS", 64)
+    monkeypatch.setattr(reductions, "PART_FLOPS", 1.0)
+    monkeypatch.setattr(reductions, "MIN_PART_ROWS", 64)
     seen = []
-    original = parallel._in_order
+    original = reductions.in_order
 
     def spy(fn, rows, slices, shared, n_jobs, config):
         if fn.__name__ in REDUCTIONS:
             seen.append((len(slices), parallel.execution(n_jobs, len(slices))[0]))
         return original(fn, rows, slices, shared, n_jobs, config)
 
-    monkeypatch.setattr(parallel, "_in_order", spy)
+    monkeypatch.setattr(reductions, "in_order", spy)
     return seen
 
 
@@ -421,8 +422,8 @@ def test_dask_local_cluster_gives_the_serial_result_and_ships_the_model_once(mon
     serial_sampled = kx.explain(MODEL, X, **kw_sampled)
     serial_pairs = kx.explain_interactions(MODEL, X, rows_per_chunk=CHUNK)
     # one point, its 700-row background reduced in 11 parts of 64 rows
-    monkeypatch.setattr(parallel, "PART_FLOPS", 1.0)
-    monkeypatch.setattr(parallel, "MIN_PART_ROWS", 64)
+    monkeypatch.setattr(reductions, "PART_FLOPS", 1.0)
+    monkeypatch.setattr(reductions, "MIN_PART_ROWS", 64)
     kw_one = {"background": BIG_BACKGROUND, "method": "exact"}
     serial_one = kx.explain(MODEL, X[:1], **kw_one)
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,

@@ -20,12 +20,19 @@ from sklearn.decomposition import PCA
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF as SkRBF
-from sklearn.gaussian_process.kernels import ConstantKernel, Matern as SkMatern, WhiteKernel
+from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
+from sklearn.gaussian_process.kernels import Matern as SkMatern
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import (FunctionTransformer, MaxAbsScaler, MinMaxScaler,
-                                   PolynomialFeatures, RobustScaler, StandardScaler)
+from sklearn.preprocessing import (
+    FunctionTransformer,
+    MaxAbsScaler,
+    MinMaxScaler,
+    PolynomialFeatures,
+    RobustScaler,
+    StandardScaler,
+)
 from sklearn.svm import SVC, SVR
 
 import kernelxai as kx

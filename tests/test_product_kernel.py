@@ -14,7 +14,7 @@ import pytest
 
 import kernelxai as kx
 from kernelxai import product
-from kernelxai.product import _nodes_needed, _psi_quadrature, gauss_legendre_01, product_shapley
+from kernelxai.product import gauss_legendre_01, nodes_needed, product_shapley, psi_quadrature
 
 mpmath = pytest.importorskip("mpmath")
 try:
@@ -105,7 +105,7 @@ def test_node_count_bounds_the_truncation_error(case):
         a = rbf_values(rng, d, ls_a)
         c = np.ones(d) if ls_c is None else rbf_values(rng, d, ls_c)
     rho = (a - c) / (a + c)
-    n = _nodes_needed(np.abs(rho).sum(), (rho**2).sum(), d, abs(rho.sum()))
+    n = nodes_needed(np.abs(rho).sum(), (rho**2).sum(), d, abs(rho.sum()))
     assert 1 <= n <= math.ceil(d / 2)
     exact = mp_psi(a, c, mp_gauss(math.ceil(d / 2)))
 
@@ -131,20 +131,20 @@ def test_node_count_of_blocks():
     a = rbf_values(rng, (M, d), math.sqrt(d / 2))
     A = np.ascontiguousarray(a.T)
     scratch = [np.empty_like(A), np.empty_like(A)]
-    assert product._node_count(A, None, A - 1, d, *scratch) <= 12          # ceil(d/2) = 250
+    assert product.node_count(A, None, A - 1, d, *scratch) <= 12          # ceil(d/2) = 250
     C = np.ascontiguousarray(rbf_values(rng, (M, d), math.sqrt(d / 2)).T)
-    assert product._node_count(A, C, A - C, d, *scratch) <= 12
+    assert product.node_count(A, C, A - C, d, *scratch) <= 12
     for bad in (-0.5, np.inf, np.nan):
         B = A.copy()
         B[3, 5] = bad
-        assert product._node_count(B, C, B - C, d, *scratch) == 250
+        assert product.node_count(B, C, B - C, d, *scratch) == 250
     B, Z = A.copy(), C.copy()
     B[3, 5] = Z[3, 5] = 0.0
-    assert product._node_count(B, Z, B - Z, d, *scratch) == 250
+    assert product.node_count(B, Z, B - Z, d, *scratch) == 250
     # a constant integrand (a = c) needs one node; factors above 1 are bounded too
-    assert product._node_count(C, C, C - C, d, *scratch) == 1
-    assert product._node_count(1.5 * A, None, 1.5 * A - 1, d, *scratch) < 250
-    assert _nodes_needed(float("nan"), 0.0, 7) == 4
+    assert product.node_count(C, C, C - C, d, *scratch) == 1
+    assert product.node_count(1.5 * A, None, 1.5 * A - 1, d, *scratch) < 250
+    assert nodes_needed(float("nan"), 0.0, 7) == 4
 
 
 # --------------------------------------------------------------------------- agreement
@@ -171,7 +171,7 @@ def test_psi_agrees_with_the_exact_node_count(d):
     rng = np.random.default_rng(d)
     for name, a, c in _games(rng, d):
         ref = exact_nodes_psi(a, c)
-        got = _psi_quadrature(a, c, d)
+        got = psi_quadrature(a, c, d)
         scale = np.abs(ref).max(axis=1, keepdims=True)
         np.testing.assert_array_less(np.abs(got - ref) / scale, 1e-13, err_msg=name)
 
@@ -191,7 +191,7 @@ def test_no_node_bias_at_d_500():
     for c in (None, rbf_values(rng, (30, d), math.sqrt(d / 2))):
         a = rbf_values(rng, (30, d), math.sqrt(d / 2))
         ref = exact_nodes_psi(a, c, dtype=np.longdouble)
-        got = _psi_quadrature(a, c, d)
+        got = psi_quadrature(a, c, d)
         err = np.abs(got / ref - 1).max()
         assert err < 2.5e-15, err
 

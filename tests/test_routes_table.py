@@ -22,8 +22,8 @@ def test_readme_table_equals_the_generated_one(rows):
     in_readme = text.split(routes.START)[1].split(routes.END)[0].strip()
     generated = routes.route_table_markdown(rows)
     assert in_readme == generated, (
-        "README.md's route table is out of date with kx.explain; regenerate it with "
-        "`python -m kernelxai.routes --update README.md`")
+        "README.md's route table is out of date with kx.explain and the converter registry; regenerate it with "
+        "`python -m kernelxai.workbench.routes --update README.md`")
 
 
 def test_table_covers_every_value_function_and_names_routes(rows):

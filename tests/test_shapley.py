@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from oracles import textbook_shapley
 
 import kernelxai as kx
-from oracles import textbook_shapley
 from kernelxai.games import all_coalitions
 
 TAXI = {(): 0, (0,): 6, (1,): 12, (2,): 42, (0, 1): 12, (0, 2): 42, (1, 2): 42, (0, 1, 2): 42}

@@ -18,8 +18,7 @@ from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 
 import kernelxai as kx
 from kernelxai.games import ProductGame, SumOfProductGames, all_coalitions
-from kernelxai.kernels import (RBF, CoalitionGrams, Constant, Laplace, Linear, Matern, Product, ProductOf,
-                               SumKernel)
+from kernelxai.kernels import RBF, CoalitionGrams, Constant, Laplace, Linear, Matern, Product, ProductOf, SumKernel
 from kernelxai.models import KernelExpansion, as_expansion
 from kernelxai.sklearn_kernels import Pairwise, SklearnKernel, gp_kernel
 

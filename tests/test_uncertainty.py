@@ -13,12 +13,12 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from oracles import textbook_shapley
 from scipy import stats
 from scipy.linalg import hadamard
 from scipy.sparse.linalg import lsqr
 
 import kernelxai as kx
-from oracles import textbook_shapley
 from kernelxai import uncertainty as U
 from kernelxai.games import all_coalitions, sample_coalitions, shapley_kernel_weights, tabulate
 

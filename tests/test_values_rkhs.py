@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import kernelxai as kx
 from kernelxai.games import ProductGame, all_coalitions, tabulate
-from kernelxai.kernels import RBF, Cauchy, Categorical, Laplace, Matern, Product
+from kernelxai.kernels import RBF, Categorical, Cauchy, Laplace, Matern, Product
 from kernelxai.models import KernelExpansion
 from kernelxai.values import GaussianConditional, Interventional, Marginal
 
@@ -163,7 +163,7 @@ def test_interventional_non_product_kernel_uses_model_calls():
     B, X = rng.normal(size=(10, d)), rng.normal(size=(4, d))
     g = Interventional(model, B).game(X)
     assert not isinstance(g, ProductGame)
-    for mask, S in enumerate(all_coalitions(d)):
+    for S in all_coalitions(d):
         np.testing.assert_allclose(g(S[None])[0], marginal_by_loops(model.predict, X, B, tuple(np.flatnonzero(S))),
                                    atol=1e-12)
 
@@ -293,7 +293,7 @@ def test_observational_efficiency_to_1e10(kernel):
 
 def test_nystrom_with_all_points_as_landmarks_is_the_exact_cme():
     d, eta = 3, 1e-2
-    for kernel, form in ((RBF([1.0, 0.7, 1.5]), "product"), (Matern(1.0, 1.5), "regression")):
+    for kernel in (RBF([1.0, 0.7, 1.5]), Matern(1.0, 1.5)):
         model = make_model(d, n=35, kernel=kernel, seed=14)
         X = np.random.default_rng(14).normal(size=(4, d))
         exact = tabulate(Observational(model, eta=eta).game(X))

@@ -5,6 +5,9 @@ One module per source: ``rkhs_shap`` (RKHS-SHAP experiments), ``pkex``
 (real-data loaders with a local cache; never a silent substitute when offline).
 """
 
+from . import (  # noqa: F401
+    pkex,  # noqa: F401
+    real,
+    rkhs_shap,
+)
 from .thesis import thesis_game, thesis_model, thesis_sample  # noqa: F401
-from . import real, rkhs_shap  # noqa: F401
-from . import pkex  # noqa: F401

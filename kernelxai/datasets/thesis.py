@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_matrix, check_positive_int, check_rng
-from ..games.core import TabularGame
+from ..games import TabularGame
 
 __all__ = ["thesis_sample", "thesis_model", "thesis_game", "FEATURES"]
 

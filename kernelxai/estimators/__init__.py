@@ -1,25 +1,39 @@
-"""Shapley-value estimators as declared plug-ins.
+"""Estimators: from a game to Shapley values (and interactions), as declared plug-ins.
 
-Each module holds one family and registers it with
+Takes games (:mod:`kernelxai.games`) and hands on arrays of values with their
+intervals, which :func:`kx.shapley_values <kernelxai.estimators.shapley.shapley_values>`
+wraps in an :class:`~kernelxai.explanation.Explanation`. Each estimator module
+holds one family and registers it with
 :func:`~kernelxai.estimators.registry.register`:
 
 ==================  ==========================  ===============================================
 module              methods                     what it needs and gives
 ==================  ==========================  ===============================================
 ``exact``           ``exact`` (``brute``)       any game up to 26 players; exact
-``kernelshap``      ``kernel``                  any game; KernelSHAP (WLS), bootstrap intervals
+``kernelshap``      ``kernel``                  any game; KernelSHAP (WLS), intervals
 ``permutation``     ``permutation``             any game; t-intervals
 ``quadrature``      ``product`` (``quadrature``),  a ProductGame; exact in polynomial time
                     ``stable``, ``newton``
 ``bayes``           ``bayes_shap`` (``bayes``)  any game; Bayesian credible intervals
 ==================  ==========================  ===============================================
 
+The product routes behind ``quadrature``: ``product`` (the face: ``product_shapley``),
+``gauss_legendre`` (the rule and its node counts), ``quadrature_kernel`` /
+``quadrature_numba`` (numpy and compiled kernels), ``pkex_routes`` (``stable``,
+``newton``), ``term_tasks`` (blocks of terms, the node count ahead of time) and
+``product_reference`` (the mpmath check). Pairwise interactions
+(:func:`kx.shapley_interactions <kernelxai.shapley_interactions>`):
+``interaction_index`` (SII, k-SII, STII, FSII as functionals of worths),
+``interaction_exact``, ``interaction_product``, ``interaction_sampled`` and
+``interaction_plan`` (route and cost). ``shapley`` is the entry point
+``kx.shapley_values``; ``common`` the pieces the estimators share.
+
 ``kx.shapley_values(game, method=...)`` checks a method's requirements and
 options once; ``method="auto"`` asks every applicable estimator for its cost.
 """
 
 from . import bayes, exact, kernelshap, permutation, quadrature  # noqa: F401  (registration)
-from ._common import t_interval
+from .common import t_interval
 from .registry import (
     COMMON_OPTIONS,
     Cost,

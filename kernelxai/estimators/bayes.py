@@ -16,8 +16,8 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_level, check_positive_int
-from ..games.core import coalition_size_distribution, sample_coalitions
-from ._common import as_instances, block_elements, evaluate_blocks, progress_bar
+from ..games import coalition_size_distribution, sample_coalitions
+from .common import as_instances, block_elements, evaluate_blocks, progress_bar
 from .registry import Cost, Estimator, EstimatorResult, InvalidOptionError, Option, register
 
 __all__ = ["BayesSHAP", "BayesPosterior", "bayes_linear_posterior", "coalition_second_moment",
@@ -261,7 +261,8 @@ class BayesSHAP(Estimator):
             N = self._n_first(game, options)
             if options["target_width"] is not None:
                 N = options["max_samples"] or max(N, 100_000)
-        rounds = 1 if options["target_width"] is None and not options["focused"] else             max(1, int(math.log2(max(N, 2))))
+        rounds = (1 if options["target_width"] is None and not options["focused"]
+                  else max(1, int(math.log2(max(N, 2)))))
         flops = game.evaluation_flops(N + 2) + rounds * (2.0 * N * d * d + N * n * d)
         return Cost(flops, 8.0 * N * (n + d), N + 2, f"up to {N} coalitions x {n} instance(s)")
 

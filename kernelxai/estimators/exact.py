@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games.core import MAX_ENUMERATION_PLAYERS, bitmasks_to_coalitions, shapley_weights
-from ._common import block_elements, progress_bar
+from ..games import MAX_ENUMERATION_PLAYERS, bitmasks_to_coalitions, shapley_weights
+from .common import block_elements, progress_bar
 from .registry import Cost, Estimator, EstimatorResult, register
 
 __all__ = ["Exact", "AUTO_MAX_PLAYERS"]

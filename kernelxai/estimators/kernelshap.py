@@ -14,13 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_level, check_positive_int
-from ..games.core import (
+from ..games import (
     MAX_ENUMERATION_PLAYERS,
     all_coalitions,
     sample_coalitions,
     shapley_kernel_weights,
 )
-from ._common import as_instances, block_elements, evaluate_blocks
+from .common import as_instances, block_elements, evaluate_blocks
 from .registry import Cost, Estimator, EstimatorResult, Option, register
 
 __all__ = ["KernelSHAP", "KERNEL_ENUMERATION_PLAYERS"]

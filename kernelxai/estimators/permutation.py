@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import as_instances, block_elements, evaluate_blocks, progress_bar, t_interval
+from .common import as_instances, block_elements, evaluate_blocks, progress_bar, t_interval
 from .registry import Cost, Estimator, EstimatorResult, InvalidOptionError, Option, register
 
 __all__ = ["Permutation"]

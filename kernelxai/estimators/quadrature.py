@@ -41,9 +41,11 @@ from __future__ import annotations
 
 import math
 
-from ..games.core import ProductGame
-from .product import DEFAULT_TOLERANCE, _estimate_nodes, _summands, product_shapley
+from ..games import ProductGame
+from .pkex_routes import DEFAULT_TOLERANCE
+from .product import product_shapley
 from .registry import Cost, Estimator, EstimatorResult, Option, register
+from .term_tasks import estimate_nodes_detail, summands
 
 __all__ = ["Quadrature", "Stable", "Newton"]
 
@@ -114,11 +116,11 @@ class Quadrature(_ProductRoute):
 
     def _work(self, game, d):
         # the parts of a sum of product games run in tasks of their own, each with its nodes
-        parts = _summands(game)
+        parts = summands(game)
         counts = [part.n_terms() for part in parts]
         if len(parts) == 1 or any(c is None for c in counts) or not sum(counts):
             parts, counts = [game], [1]
-        found = [_estimate_nodes(part) for part in parts]
+        found = [estimate_nodes_detail(part) for part in parts]
         per_term = sum(c * self._per_term(d, q, general)
                        for c, (q, _, general) in zip(counts, found)) / sum(counts)
         low, nodes, seen = min(q for q, _, _ in found), max(q for q, _, _ in found), \

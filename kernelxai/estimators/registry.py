@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._config import get_config
-from ..games.core import Game
+from ..games import Game
 
 __all__ = ["Option", "Cost", "EstimatorResult", "Estimator", "register", "get_estimator",
            "available_methods", "estimators", "InvalidOptionError", "CostLimitError",

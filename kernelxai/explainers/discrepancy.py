@@ -15,38 +15,38 @@ pair of points:
   a product kernel on it (PKeX App. G), the same game with the roles swapped
   attributes HSIC to Y's features.
 
-The games stream their terms in blocks of pairs (memory O((n + m) d) per
-block), and any estimator of :func:`kernelxai.shapley_values` works on them;
-the default is the exact quadrature route. Each function also reports the
-statistic's permutation-test p-value.
+The games (:class:`MMDGame`, :class:`HSICGame`, in
+:mod:`kernelxai.values.kernel_statistics`) stream their terms in blocks of pairs
+(memory O((n + m) d) per block), and any estimator of
+:func:`kernelxai.shapley_values` works on them; the default is the exact
+quadrature route. Each function here checks the inputs, builds the game,
+estimates its Shapley values and also reports the statistic's permutation-test
+p-value.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from pandas.api.types import is_complex_dtype, is_float_dtype
 from tqdm.auto import tqdm
 
 from .._config import working_elements
 from .._validation import (
     as_real_array,
-    check_feature_names,
+    check_columns,
     check_matrix,
     check_positive_int,
     check_rng,
-    feature_names_in,
     feature_names_of,
 )
 from ..estimators.registry import check_cost
-from ..explanation.core import Explanation
-from ..kernels.core import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
-from .shapley import shapley_values
-from ..games.core import UnitAbsentGame
+from ..estimators.shapley import shapley_values
+from ..explanation import Explanation
+from ..kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
+from ..values.kernel_statistics import BLOCK_ELEMENTS, HSICGame, MMDGame
 
 __all__ = ["explain_mmd", "explain_hsic", "MMDGame", "HSICGame", "mmd_permutation_test",
            "hsic_permutation_test"]
-
-#: Default number of float64 numbers in one block of pair terms (32 MB).
-_BLOCK = 2**22
 
 
 # --------------------------------------------------------------------------- #
@@ -99,66 +99,9 @@ def _gram_rows(kernel, A, B, max_elements):
     return kernel.gram(A, B)
 
 
-def _pair_blocks(n_rows, n_cols_fn, d, max_elements):
-    """Row blocks [r0, r1) so that a block of pairs holds about max_elements numbers."""
-    step = max(1, int(max_elements) // max(1, n_cols_fn * d))
-    for r0 in range(0, n_rows, step):
-        yield r0, min(n_rows, r0 + step)
-
-
-def _upper_mask(r0, r1, N, include_diagonal):
-    """Pairs (i, j), i in [r0, r1), j in [r0, N), with j > i (j >= i when include_diagonal)."""
-    i = np.arange(r0, r1)[:, None]
-    j = np.arange(r0, N)[None, :]
-    return (j >= i) if include_diagonal else (j > i)
-
-
 # --------------------------------------------------------------------------- #
 # MMD
 # --------------------------------------------------------------------------- #
-class MMDGame(UnitAbsentGame):
-    """The MMD game of PKeX Def. 5: v(S) = MMD^2 computed with the factors of S only.
-
-    One term per unordered pair of the pooled sample [X; Z] (the kernel is
-    symmetric): weight 2 W(g_i, g_j) for i < j, and W(g, g) on the diagonal
-    for the biased (V-statistic) estimate. W is 1/(n(n-1)), 1/(m(m-1)) and
-    -1/(nm) for pairs within X, within Z and across (unbiased), or 1/n^2,
-    1/m^2, -1/(nm) (biased). Absent factors are 1.
-
-    Parameters
-    ----------
-    X : ndarray (n, d)
-    Z : ndarray (m, d)
-    kernel : ProductKernel
-    unbiased : bool
-    """
-
-    def __init__(self, X, Z, kernel, unbiased=True, player_names=None, meta=None):
-        super().__init__(n_players=X.shape[1], n_instances=1, player_names=player_names, meta=meta)
-        self.X, self.Z, self.kernel, self.unbiased = X, Z, kernel, bool(unbiased)
-        self.U = np.vstack([X, Z])
-        self.group = np.r_[np.zeros(len(X), dtype=int), np.ones(len(Z), dtype=int)]
-        n, m = len(X), len(Z)
-        if self.unbiased:
-            self.W = np.array([[1 / (n * (n - 1)), -1 / (n * m)], [-1 / (n * m), 1 / (m * (m - 1))]])
-        else:
-            self.W = np.array([[1 / n**2, -1 / (n * m)], [-1 / (n * m), 1 / m**2]])
-
-    def n_terms(self):
-        N = len(self.U)
-        return N * (N - 1) // 2 + (0 if self.unbiased else N)
-
-    def iter_terms(self, max_elements=_BLOCK):
-        U, N, d = self.U, len(self.U), self.n_players
-        for r0, r1 in _pair_blocks(N, N - 0, d, max_elements):
-            keep = _upper_mask(r0, r1, N, include_diagonal=not self.unbiased)
-            G = self.kernel.feature_grams(U[r0:r1], U[r0:])
-            W = self.W[self.group[r0:r1, None], self.group[None, r0:]]
-            W = np.where(np.arange(r0, r1)[:, None] == np.arange(r0, N)[None, :], W, 2 * W)
-            a = G[keep][None]
-            yield slice(0, 1), W[keep][None], a, np.broadcast_to(1.0, a.shape)
-
-
 def _mmd_from_sums(s_xx, s_zz, s_xz, diag_x, diag_z, n, m, unbiased):
     if unbiased:
         return (s_xx - diag_x) / (n * (n - 1)) + (s_zz - diag_z) / (m * (m - 1)) - 2 * s_xz / (n * m)
@@ -178,7 +121,7 @@ def _check_hsic_test(n, dx, dy, B):
 
 
 def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, seed=None,
-                         max_elements=_BLOCK):
+                         max_elements=BLOCK_ELEMENTS) -> tuple[float, float]:
     """MMD^2 and its permutation-test p-value (Gretton et al. 2012).
 
     The pooled sample is split at random into groups of sizes n and m,
@@ -229,7 +172,7 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
 
 
 def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permutations=200,
-                seed=None, max_elements=None, progress=False, **options):
+                seed=None, max_elements=None, progress=False, **options) -> Explanation:
     """Shapley values of the MMD between two samples over their features (PKeX Prop. 6).
 
     Parameters
@@ -271,7 +214,7 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
     max_elements = _budget(max_elements, share=4)
     names = feature_names_of(X) or feature_names_of(Z)
     try:  # the same check scikit-learn makes on feature names, with Z held to X's columns
-        check_feature_names(Z, feature_names_in(X), "Z", reference="X has")
+        check_columns(Z, "Z", sample=X, sample_name="X")
     except ValueError as err:
         raise ValueError(f"X and Z have different columns: {err}") from None
     X = check_matrix(X, "X", min_rows=2)
@@ -346,8 +289,6 @@ def _kind_is_label(dtype):
 
     Complex numbers are not labels: they go the numeric way, which refuses them.
     """
-    from pandas.api.types import is_complex_dtype, is_float_dtype
-
     return not (is_float_dtype(dtype) or is_complex_dtype(dtype))
 
 
@@ -404,47 +345,8 @@ def _prepare_target(Y, n, kernel_y):
     return Ym, kernel, list(names), labels
 
 
-class HSICGame(UnitAbsentGame):
-    """The HSIC game of PKeX Def. 7: v(S) = tr(K_S H L H) / (n-1)^2.
-
-    Players are the features of ``A`` (with product kernel ``kernel_a``); the
-    other side enters only through the fixed doubly centred Gram matrix
-    H L H of ``B`` under ``kernel_b`` (any kernel), whose entries
-    L_ij - lbar_i - lbar_j + lbar are the term weights. One term per
-    unordered pair (weight doubled off the diagonal). Swapping A and B gives
-    the App. G game that attributes HSIC to B's features.
-    """
-
-    def __init__(self, A, B, kernel_a, kernel_b, player_names=None, meta=None,
-                 max_elements=_BLOCK):
-        super().__init__(n_players=A.shape[1], n_instances=1, player_names=player_names, meta=meta)
-        self.A, self.B, self.kernel_a, self.kernel_b = A, B, kernel_a, kernel_b
-        n = len(A)
-        self.row_means = np.empty(n)
-        step = max(1, int(max_elements) // max(1, n))
-        for r0 in range(0, n, step):
-            self.row_means[r0:r0 + step] = kernel_b.gram(B[r0:r0 + step], B).mean(axis=1)
-        self.grand_mean = float(self.row_means.mean())
-
-    def n_terms(self):
-        n = len(self.A)
-        return n * (n + 1) // 2
-
-    def iter_terms(self, max_elements=_BLOCK):
-        A, n, d = self.A, len(self.A), self.n_players
-        scale = 1.0 / (n - 1) ** 2
-        for r0, r1 in _pair_blocks(n, n, d, max_elements):
-            keep = _upper_mask(r0, r1, n, include_diagonal=True)
-            G = self.kernel_a.feature_grams(A[r0:r1], A[r0:])
-            L = self.kernel_b.gram(self.B[r0:r1], self.B[r0:])
-            W = (L - self.row_means[r0:r1, None] - self.row_means[None, r0:] + self.grand_mean) * scale
-            W = np.where(np.arange(r0, r1)[:, None] == np.arange(r0, n)[None, :], W, 2 * W)
-            a = G[keep][None]
-            yield slice(0, 1), W[keep][None], a, np.broadcast_to(1.0, a.shape)
-
-
 def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=None,
-                          max_elements=None):
+                          max_elements=None) -> tuple[float, float]:
     """HSIC = tr(K H L H) / (n-1)^2 and its permutation-test p-value (Gretton et al. 2007).
 
     The rows of Y are shuffled against X ``n_permutations`` times;
@@ -502,7 +404,7 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
 
 
 def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method="product",
-                 n_permutations=200, seed=None, max_elements=None, progress=False, **options):
+                 n_permutations=200, seed=None, max_elements=None, progress=False, **options) -> Explanation:
     """Shapley values of HSIC(X, Y) over the features of X (PKeX Prop. 8; App. G for Y).
 
     Parameters

@@ -6,14 +6,14 @@ import difflib
 import inspect
 
 from ..estimators.registry import InvalidOptionError
-from ..games.core import ProductGame
-from ..models.core import as_expansion
-from ..models.convert.outputs import output_plan
-from ..parallel.core import check_n_jobs, explain_rows
+from ..games import ProductGame
+from ..parallel import check_n_jobs
 from ..values import base as _values
 from ..values.agnostic import GaussianConditional, Marginal, MarginalGame
 from ..values.conditional import Empirical, GaussianCopula
 from ..values.interventional import Interventional
+from .intake import Target, as_target, intake
+from .rows import explain_rows
 
 __all__ = ["explain", "BackgroundRequiredError"]
 
@@ -78,7 +78,7 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         Explain groups of features as single players (group Shapley).
     group_names : list of str, optional
     output : str, optional
-        Which output of the model to explain (:mod:`kernelxai.outputs`):
+        Which output of the model to explain (:mod:`kernelxai.models.convert.plans`):
         ``"decision"`` (an SVM's decision function, a kernel expansion: exact;
         the default for SVMs), ``"log_odds"`` (log p / (1 - p) of the positive
         class: for ``SVC(probability=True)`` the Platt log-odds ``B - A f``,
@@ -133,19 +133,26 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     >>> e = kx.explain(krr, X[:50], value="observational", eta=1e-3)        # doctest: +SKIP
     >>> e = kx.explain(lambda Z: Z[:, 0] * Z[:, 1], X[:5], background=X)    # doctest: +SKIP
     """
-    plan = output_plan(model, output)
-    if plan is not None:  # one explanation per output (kernelxai.outputs), stacked on an outputs axis
+    door = intake(model, output)
+    plan = door.plan
+    if plan is not None:  # one explanation per output (models.convert.plans), stacked on an outputs axis
         missing = plan.missing_background(background)
         if missing:
             raise BackgroundRequiredError(missing)
-        return plan.finish([explain(target, X, value, plan.background_for(target, background), method,
-                                    groups=groups, group_names=group_names, n_jobs=n_jobs,
-                                    rows_per_chunk=rows_per_chunk, **options)
-                            for _, target in plan.targets])
+        return plan.finish([_explain_target(target, X, value, plan.background_for(target.model, background),
+                                            method, groups, group_names, n_jobs, rows_per_chunk, dict(options))
+                            for target in door.targets])
+    return _explain_target(door.targets[0], X, value, background, method, groups, group_names, n_jobs,
+                           rows_per_chunk, options)
+
+
+def _explain_target(target, X, value, background, method, groups, group_names, n_jobs, rows_per_chunk,
+                    options):
+    """kx.explain of one output of the model (a :class:`~kernelxai.explainers.intake.Target`)."""
+    model = target.model
     check_n_jobs(n_jobs)
-    game, route, expansion, model_output, accepted, vf = build_game(
-        model, X, value, background, groups=groups, group_names=group_names, options=options,
-        return_value_function=True)
+    game, route, expansion, model_output, accepted, vf = _build_game(
+        target, X, value, background, groups=groups, group_names=group_names, options=options)
     if method in ("product", "quadrature", "stable", "newton") and not isinstance(game, ProductGame):
         kernel = None if expansion is None else expansion.kernel
         why = (f"the model is explained through model calls ({route})" if kernel is None
@@ -205,16 +212,21 @@ def build_game(model, X, value="interventional", background=None, *, groups=None
         (``value_function.game(rows)`` gives the game of other rows).
     """
     options = {} if options is None else options
-    try:
-        expansion = as_expansion(model)
-    except TypeError as err:  # not a kernel model kxai converts: explain it through model calls
-        expansion, why_not = None, _why_not_a_kernel_model(model, err)
+    game, route, expansion, model_output, accepted, vf = _build_game(
+        as_target(model), X, value, background, groups=groups, group_names=group_names, options=options)
+    if return_value_function:
+        return game, route, expansion, model_output, accepted, vf
+    return game, route, expansion, model_output, accepted
+
+
+def _build_game(target: Target, X, value, background, *, groups, group_names, options):
+    """build_game of a model already through the door (:func:`~kernelxai.explainers.intake.as_target`)."""
+    expansion = target.expansion
     cls = _values.get(value)
     if expansion is None:
-        cls, target, route, model_output = _through_model_calls(model, value, cls, background,
-                                                                why_not)
+        cls, called, route, model_output = _through_model_calls(target, value, cls, background)
     else:
-        target, model_output = expansion, None
+        called, model_output = expansion, None
     accepted = _value_function_options(cls)
     vf_options = {k: options.pop(k) for k in list(options)
                   if k in accepted and k not in ("background", "data", "groups", "group_names")}
@@ -229,25 +241,11 @@ def build_game(model, X, value="interventional", background=None, *, groups=None
         if "groups" not in accepted:
             raise ValueError(f"the {value!r} value function does not support groups")
         vf_options.update(groups=groups, group_names=group_names)
-    vf = cls(target, **vf_options)
+    vf = cls(called, **vf_options)
     game = vf.game(X)
     if expansion is not None:
         route = _exact_route(expansion, value, cls, game)
-    if return_value_function:
-        return game, route, expansion, model_output, accepted, vf
-    return game, route, expansion, model_output, accepted
-
-
-def _why_not_a_kernel_model(model, err):
-    """Why ``model`` is not converted to a kernel expansion: the conversion's reason, shortened."""
-    module = type(model).__module__ or ""
-    if not module.startswith(("sklearn.", "kernelxai.")) and callable(model) \
-            and not hasattr(model, "predict"):
-        return "a plain callable is not a kernel model kernelxai can convert"
-    reason = str(err).split("; supported models")[0].split("; folded exactly")[0]
-    if reason.startswith("cannot explain a "):
-        return f"a {type(model).__name__} is not a kernel model kernelxai converts exactly"
-    return reason
+    return game, route, expansion, model_output, accepted, vf
 
 
 def _folded_steps(model):
@@ -268,25 +266,14 @@ def _exact_route(expansion, value, cls, game):
     return _EXACT_ROUTES.get(value, f"kernel expansion ({value})")
 
 
-class _DecisionFunction:
-    """A classifier seen through its decision function, for the model-call value functions."""
-
-    def __init__(self, model):
-        self.model = model
-        for attr in ("feature_names_in_", "n_features_in_"):
-            if hasattr(model, attr):
-                setattr(self, attr, getattr(model, attr))
-
-    def predict(self, X):
-        return self.model.decision_function(X)
-
-
-def _through_model_calls(model, value, cls, background, why_not):
+def _through_model_calls(target, value, cls, background):
     """(value-function class, model to call, route, model output) for a non-kernel model.
 
-    Classifiers (with ``output=None``, see :mod:`kernelxai.outputs` for the others) are called
-    through ``decision_function`` when they have one: their ``predict`` gives labels.
+    Classifiers (with ``output=None``, see :mod:`kernelxai.models.convert.plans` for the others) are called
+    through ``decision_function`` when they have one: their ``predict`` gives labels
+    (:class:`~kernelxai.explainers.intake.Target` says which).
     """
+    model, why_not = target.model, target.why_not
     if not callable(model) and not callable(getattr(model, "predict", None)):
         raise TypeError(f"cannot explain a {type(model).__name__}: it is neither a kernel model "
                         "kernelxai converts nor a fitted model with .predict or a function "
@@ -296,8 +283,8 @@ def _through_model_calls(model, value, cls, background, why_not):
     if not issubclass(cls, (Marginal, GaussianConditional, GaussianCopula, Empirical)):
         raise TypeError(
             f"value={value!r} needs a kernel model (it works with the model's kernel), and this "
-            f"{getattr(model, 'display_name', type(model).__name__)} is not one: {why_not}. Explain it through model calls "
-            "instead: "
+            f"{getattr(model, 'display_name', type(model).__name__)} is not one: {why_not}. "
+            "Explain it through model calls instead: "
             "kx.explain(model, X, value='marginal', background=X_train) (the interventional game) "
             "or value='gaussian_conditional' / 'gaussian_copula' / 'empirical'")
     if background is None:
@@ -307,13 +294,4 @@ def _through_model_calls(model, value, cls, background, why_not):
             f"this {what} is explained through model calls ({why_not}), which "
             "average the model over a background sample: pass background=..., e.g. "
             "kx.explain(model, X, background=X_train) (a few hundred rows suffice)")
-    from sklearn.base import is_classifier
-
-    try:
-        classifier = is_classifier(model)
-    except AttributeError:  # not a scikit-learn estimator
-        classifier = False
-    target, model_output = model, None
-    if classifier and callable(getattr(model, "decision_function", None)):
-        target, model_output = _DecisionFunction(model), "decision_function"
-    return cls, target, f"model calls ({value}): {why_not}", model_output
+    return cls, target.call, f"model calls ({value}): {why_not}", target.model_output

@@ -18,8 +18,8 @@ import numpy as np
 
 from .._config import working_elements
 from .._validation import as_real_array, check_matrix, feature_names_of
-from ..games.core import Game
-from .shapley import shapley_values
+from ..estimators.shapley import shapley_values
+from ..games import Game
 
 #: memory budget (float64 elements) of one block of coalition designs
 

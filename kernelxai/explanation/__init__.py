@@ -2,10 +2,10 @@
 
 Takes nothing from the rest of kernelxai. Hands on :class:`Explanation`
 (values, base values, data, feature names, and the optional axes: outputs,
-interactions, covariance, intervals) and its interop with shap, shapiq and
-pandas.
+interactions, covariance, intervals; :mod:`~kernelxai.explanation.attributions`)
+and its interop with shap, shapiq and pandas (:mod:`~kernelxai.explanation.interop`).
 """
 
-from .core import AXES, Explanation
+from .attributions import AXES, Explanation
 
 __all__ = ["Explanation", "AXES"]

@@ -50,8 +50,12 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import as_real_array, check_choice, check_positive_int, default_feature_names
+from ..models.estimation import fitted_feature_names as _names
+from ..models.estimation import validate_data as _validate_data
+from ..models.expansion import KernelExpansion
+from ..models.logistic import KernelLogisticRegression
+from ..models.ridge import KernelRidge
 from .representers import resolve_features, shapley_representers
-from ..models.core import KernelExpansion, KernelLogisticRegression, KernelRidge, _names, _validate_data
 
 __all__ = ["ShapleyRegularisedKernelRidge", "ShapleyRegularisedKernelLogisticRegression",
            "EIGEN_RTOL"]

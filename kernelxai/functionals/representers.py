@@ -46,20 +46,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._config import working_elements
-from .._validation import check_choice, check_matrix, check_positive_int, check_rng
-from ..estimators.registry import NotApplicableError
-from ..games.core import HasUnitGames, LinearInCoefficients, all_coalitions
-from ..models.core import as_expansion
+from .._linalg import cholesky_jitter
+from .._validation import check_choice, check_columns, check_matrix, check_positive_int, check_rng
 from ..estimators.product import (
     gauss_legendre_01,
     leave_one_out_product,
     product_shapley,
     shapley_weights_exact,
 )
+from ..estimators.registry import NotApplicableError
+from ..explanation import Explanation
+from ..games import HasUnitGames, LinearInCoefficients, all_coalitions
+from ..kernels import RBF, CoalitionGrams, ProductKernel
+from ..models.convert import as_expansion
 from ..values import base as _values
 from ..values.base import EmbeddingValueFunction, default_background
 from ..values.interventional import Interventional
-from ..values.observational import Observational
+from ..values.observational import CME_ADVICE, CME_SYSTEM, Observational
 
 __all__ = [
     "ShapleyRepresenters",
@@ -264,7 +267,6 @@ class ShapleyRepresenters:
         Only the requested features are present, so efficiency need not hold;
         base_values are 0 and ``meta`` records the value function and method.
         """
-        from ..explanation.core import Explanation
 
         meta = {**self.meta, "value_function": self.value, "method": f"representers ({self.method})",
                 "exact": self.exact}
@@ -392,7 +394,11 @@ def _embedding_setup(model, value, background, options):
     return vf, name
 
 
-def _pairs(X, X_prime, d):
+def _pairs(X, X_prime, d, model=None, background=None):
+    # DataFrames must have the model's columns (else the background's, else X's), in order, as kx.explain
+    check_columns(X, "X", model=model, sample=background)
+    check_columns(X_prime, "X_prime", model=model, sample=background)
+    check_columns(X_prime, "X_prime", model=model, sample=X, sample_name="X")
     X = check_matrix(X, "X", n_features=d, allow_1d=True)
     Xp = check_matrix(X_prime, "X_prime", n_features=d, allow_1d=True)
     if X.shape != Xp.shape:
@@ -442,7 +448,7 @@ def functional_distances(model, X, X_prime, value="interventional", *, features=
     vf, name = _embedding_setup(model, value, background, options)
     kernel, B = vf.model.kernel, vf.background
     d = vf.model.n_features
-    X, Xp = _pairs(X, X_prime, d)
+    X, Xp = _pairs(X, X_prime, d, vf.model, background)
     feats = resolve_features(features, list(vf.model.feature_names))
     if max_elements is None:
         max_elements = working_elements(4)
@@ -505,7 +511,6 @@ def _distances_quadrature(kernel, B, X, Xp, feats, max_elements):
 
 def _distances_exact(vf, name, X, Xp, feats, max_elements):
     """Squared distances by enumerating all pairs of coalitions (any embedding weights)."""
-    from ..kernels.core import CoalitionGrams
 
     kernel, B = vf.model.kernel, vf.background
     P, d = X.shape
@@ -568,11 +573,8 @@ def cme_gamma_norms(model, background=None, eta=1e-3):
     """
     from scipy import linalg as sla
 
-    from ..kernels.core import CoalitionGrams
-    from .._linalg import cholesky_jitter
-    from ..values.observational import CME_ADVICE, CME_SYSTEM
-
     expansion = as_expansion(model)
+    check_columns(background, "background", model=expansion)
     B = check_matrix(default_background(expansion, background), "background",
                      n_features=expansion.n_features)
     if isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not eta > 0:
@@ -629,7 +631,6 @@ def theorem6_bound(X, X_prime, kernel, value="interventional", *, m_gamma=None, 
     -------
     ndarray (P,)
     """
-    from ..kernels.core import RBF, ProductKernel
 
     value = check_choice(value, "value", ("interventional", "observational"))
     form = check_choice(form, "form", ("rbf", "tight"))

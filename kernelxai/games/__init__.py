@@ -4,19 +4,14 @@ Takes kernels (for the product games' factors). Hands on :class:`Game` and its
 abilities as types, the tabular, function, grouped and product games, and the
 coalition utilities (enumeration, bitmasks, Shapley and KernelSHAP weights,
 sampling). A game returns an array (m, n): m coalitions, n instances.
+
+Modules: :mod:`~kernelxai.games.coalitions` (coalition utilities),
+:mod:`~kernelxai.games.game_types` (the Game, its kinds and abilities),
+:mod:`~kernelxai.games.product_games` (product games).
 """
 
-from .core import (
+from .coalitions import (
     MAX_ENUMERATION_PLAYERS,
-    FunctionGame,
-    Game,
-    GroupedGame,
-    HasUnitGames,
-    LinearInCoefficients,
-    ProductGame,
-    SumOfProductGames,
-    TabularGame,
-    UnitAbsentGame,
     all_coalitions,
     bitmasks_to_coalitions,
     coalition_size_distribution,
@@ -24,9 +19,17 @@ from .core import (
     sample_coalitions,
     shapley_kernel_weights,
     shapley_weights,
-    tabulate,
-    unit_product_worths,
 )
+from .game_types import (
+    FunctionGame,
+    Game,
+    GroupedGame,
+    HasUnitGames,
+    LinearInCoefficients,
+    TabularGame,
+    tabulate,
+)
+from .product_games import ProductGame, SumOfProductGames, UnitAbsentGame, unit_product_worths
 
 __all__ = ["Game", "TabularGame", "FunctionGame", "ProductGame", "SumOfProductGames",
            "GroupedGame", "all_coalitions", "coalitions_to_bitmasks", "bitmasks_to_coalitions",

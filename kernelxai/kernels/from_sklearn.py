@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import RBF, Constant, Kernel, Laplace, Linear, Matern, ProductOf, SumKernel
+from .non_product import Linear, Matern, SumKernel
+from .product_kernels import RBF, Constant, Kernel, Laplace, ProductOf
 
 __all__ = ["Pairwise", "SklearnKernel", "krr_kernel", "gp_kernel"]
 

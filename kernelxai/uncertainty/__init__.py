@@ -29,7 +29,7 @@ from ..estimators.bayes import (
     coalition_second_moment,
     perturbations_to_go,
 )
-from ..explainers.shapley import shapley_values
+from ..estimators.shapley import shapley_values
 from .reference import ReferenceSamplingGame, single_reference, single_reference_game
 from .residuals import MAX_RESIDUAL_PLAYERS, ShapleyResiduals, shapley_residuals, walsh_hadamard
 

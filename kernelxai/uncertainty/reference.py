@@ -12,10 +12,12 @@ from tqdm.auto import tqdm
 
 from .._config import working_elements
 from .._validation import check_level, check_matrix, check_positive_int, check_rng, feature_names_of
-from ..estimators._common import t_interval
-from ..explanation.core import Explanation
-from ..games.core import FunctionGame, Game
-from ..explainers.shapley import shapley_values
+from ..estimators import t_interval
+from ..estimators.shapley import shapley_values
+from ..explanation import Explanation
+from ..games import FunctionGame, Game
+from ..models import as_expansion
+from ..values import Interventional
 from ..values.agnostic import as_predict
 
 __all__ = ["single_reference", "single_reference_game", "ReferenceSamplingGame",
@@ -191,9 +193,6 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
 
 def _kernel_value_function(model):
     """The interventional value function of ``model`` when it is a kernel model, else None."""
-    from ..models.core import as_expansion
-    from ..values.interventional import Interventional
-
     try:
         as_expansion(model)
     except (TypeError, ValueError):

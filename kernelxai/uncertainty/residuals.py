@@ -8,10 +8,11 @@ vector measures the interaction the single number hides.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .._validation import check_positive_int
-from ..explanation.core import Explanation
-from ..games.core import Game, tabulate
+from ..explanation import Explanation
+from ..games import Game, tabulate
 
 __all__ = ["shapley_residuals", "ShapleyResiduals", "walsh_hadamard", "MAX_RESIDUAL_PLAYERS"]
 
@@ -181,8 +182,6 @@ class ShapleyResiduals:
 
     def to_frame(self):
         """One row per player (single game) or per (instance, player)."""
-        import pandas as pd
-
         if self._single:
             return pd.DataFrame({"value": self.values, "residual norm": self.residual_norms,
                                  "relative residual": self.relative}, index=self.player_names)

@@ -4,9 +4,9 @@ Each module holds one family; each registers its classes under the names
 ``kx.explain(value=...)`` accepts.
 """
 
+from .agnostic import GaussianConditional, Marginal
 from .base import ValueFunction, get, register, registered
 from .baseline import FunctionalBaseline
-from .agnostic import GaussianConditional, Marginal
 from .conditional import Empirical, GaussianCopula
 from .interventional import Interventional
 from .observational import Observational

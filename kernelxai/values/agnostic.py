@@ -20,6 +20,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
 from tqdm.auto import tqdm
 
 from .._config import progress_enabled, working_elements
@@ -31,7 +32,7 @@ from .._validation import (
     feature_names_in,
     feature_names_of,
 )
-from ..games.core import Game
+from ..games import Game
 from .base import ValueFunction, default_background, register
 
 __all__ = ["Marginal", "GaussianConditional", "MarginalGame", "GaussianConditionalGame"]
@@ -119,8 +120,6 @@ def as_predict(model):
 
     def predict(points):
         if columns is not None and not hasattr(points, "columns"):
-            import pandas as pd
-
             points = pd.DataFrame(np.asarray(points), columns=columns)
         out = np.asarray(fn(points), dtype=float)
         if out.ndim == 2 and out.shape[1] == 1:
@@ -149,7 +148,8 @@ def flops_per_point(model, d):
     return 1000.0 * d
 
 
-def _budget(max_elements):
+def check_max_elements(max_elements) -> int:
+    """``max_elements`` (float64 elements of one block) checked: a positive integer."""
     if isinstance(max_elements, bool) or not isinstance(max_elements, numbers.Integral) or max_elements < 1:
         raise ValueError(f"max_elements must be a positive integer; got {max_elements!r}")
     return int(max_elements)
@@ -168,7 +168,7 @@ class MarginalGame(Game):
                  progress=False, meta=None, point_flops=None):
         super().__init__(X.shape[1], player_names, len(X), X, meta)
         self.predict, self.X, self.background = predict, X, background
-        self.max_elements = working_elements(8) if max_elements is None else _budget(max_elements)
+        self.max_elements = working_elements(8) if max_elements is None else check_max_elements(max_elements)
         self.progress = progress
         self.point_flops = 1000.0 * X.shape[1] if point_flops is None else float(point_flops)
         self._full = self._empty = None
@@ -224,8 +224,8 @@ class MarginalGame(Game):
         return out
 
 
-class _ModelCalls(ValueFunction):
-    """Set-up shared by the value functions that call the model on a sample of rows."""
+class ModelCalls(ValueFunction):
+    """Set-up shared by the value functions that call the model on a sample of rows (a base class)."""
 
     def _take_model(self, model, sample, name, *, groups, group_names, max_elements, progress):
         """Check and keep the model and the options; return the checked sample (m, d).
@@ -243,7 +243,7 @@ class _ModelCalls(ValueFunction):
         self.background_names = feature_names_in(sample) if model_names is None else None
         self.n_features = checked.shape[1]
         self.model_names = model_names or getattr(model, "feature_names", None) or feature_names_of(sample)
-        self.max_elements = None if max_elements is None else _budget(max_elements)
+        self.max_elements = None if max_elements is None else check_max_elements(max_elements)
         self.progress = bool(progress)
         self._f_data_mean = None
         self._set_groups(groups, group_names)
@@ -257,7 +257,7 @@ class _ModelCalls(ValueFunction):
 
 
 @register("marginal")
-class Marginal(_ModelCalls):
+class Marginal(ModelCalls):
     """The interventional (marginal) game by averaging model calls over a background.
 
     v(S)(x) = (1/m) sum_{b in background} f(x_S, b_{S^c}) -- the value function
@@ -324,7 +324,7 @@ class GaussianConditionalGame(Game):
         super().__init__(X.shape[1], player_names, len(X), X, meta)
         self.predict, self.X, self.mean, self.cov = predict, X, mean, cov
         self.f_data_mean, self.normals = f_data_mean, normals
-        self.max_elements = working_elements(8) if max_elements is None else _budget(max_elements)
+        self.max_elements = working_elements(8) if max_elements is None else check_max_elements(max_elements)
         self.progress = progress
         self.point_flops = 1000.0 * X.shape[1] if point_flops is None else float(point_flops)
         self._full = None
@@ -372,7 +372,7 @@ class GaussianConditionalGame(Game):
 
 
 @register("gaussian_conditional")
-class GaussianConditional(_ModelCalls):
+class GaussianConditional(ModelCalls):
     """Observational game under a Gaussian model of the features (Aas et al.; "GSHAP-OSV").
 
     The features are modelled as N(mean, cov) fitted to ``data``; for a

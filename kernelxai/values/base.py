@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_feature_names, feature_names_in
-from ..games.core import Game
+from ..games import Game
 
 __all__ = ["ValueFunction", "register", "get", "registered", "distinct_coalition_weights",
            "resolve_groups", "EmbeddingValueFunction", "default_background",

@@ -28,8 +28,10 @@ import numpy as np
 
 from .._config import working_elements
 from .._validation import check_positive_int, feature_names_of
-from ..games.core import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentGame
+from ..games import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentGame
+from ..models import as_expansion
 from .base import ValueFunction, register
+from .interventional import SumOfKernelGames, split_sum_expansion
 
 __all__ = ["FunctionalBaseline", "FunctionalBaselineGame"]
 
@@ -185,8 +187,6 @@ class FunctionalBaseline(ValueFunction):
     name = "functional baseline (PKeX Def. 1)"
 
     def __init__(self, model, normalize=False, groups=None, group_names=None):
-        from ..models.core import as_expansion
-
         self.model = as_expansion(model)
         kernel = self.model.kernel
         if not (getattr(kernel, "is_product", False) or getattr(kernel, "is_sum_of_products", False)):
@@ -210,8 +210,6 @@ class FunctionalBaseline(ValueFunction):
         X = self.model.check_X(X)
         meta = {"normalize": self.normalize}
         if getattr(self.model.kernel, "is_sum_of_products", False):
-            from .interventional import SumOfKernelGames, split_sum_expansion
-
             # each summand's factors of absent features set to 1; a Constant summand stays a
             # game of its own (normalised, it leaves the empty coalition like the others)
             parts, scales, _ = split_sum_expansion(self.model, fold_constants=False, return_scales=True)

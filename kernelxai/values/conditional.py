@@ -54,8 +54,8 @@ from tqdm.auto import tqdm
 
 from .._config import progress_enabled, working_elements
 from .._validation import check_choice, check_positive_int, check_rng
-from ..games.core import Game
-from .agnostic import _budget, _ModelCalls, check_points
+from ..games import Game
+from .agnostic import ModelCalls, check_max_elements, check_points
 from .base import register
 
 __all__ = ["GaussianCopula", "Empirical", "GaussianCopulaGame", "EmpiricalGame",
@@ -201,7 +201,7 @@ class _ModelCallGame(Game):
                  point_flops):
         super().__init__(X.shape[1], player_names, len(X), X, meta)
         self.predict, self.X, self.f_data_mean = predict, X, f_data_mean
-        self.max_elements = working_elements(8) if max_elements is None else _budget(max_elements)
+        self.max_elements = working_elements(8) if max_elements is None else check_max_elements(max_elements)
         self.progress = progress
         self.point_flops = 1000.0 * X.shape[1] if point_flops is None else float(point_flops)
         self._full = None
@@ -280,7 +280,7 @@ class GaussianCopulaGame(_ModelCallGame):
 
 
 @register("gaussian_copula")
-class GaussianCopula(_ModelCalls):
+class GaussianCopula(ModelCalls):
     """Observational game under a Gaussian copula with empirical marginals (Aas et al. 2021).
 
     Each feature j of ``data`` is mapped to normal scores
@@ -423,7 +423,7 @@ class EmpiricalGame(_ModelCallGame):
 
 
 @register("empirical")
-class Empirical(_ModelCalls):
+class Empirical(ModelCalls):
     """Observational game by kernel-weighted background rows (Aas et al. 2021, "empirical").
 
     For a coalition S each row b of ``data`` gets the weight

@@ -26,19 +26,20 @@ import numpy as np
 from .._config import working_elements
 from .._threads import single_threaded_blas
 from .._validation import feature_names_in
-from ..games.core import (
+from ..games import (
     GroupedGame,
     HasUnitGames,
     LinearInCoefficients,
     ProductGame,
     SumOfProductGames,
-    _GroupedProductGame,
     coalitions_to_bitmasks,
 )
-from ..kernels.core import Constant, Linear
-from ..models.core import KernelExpansion, as_expansion
-from ..parallel.core import reduce_rows
-from .agnostic import MarginalGame, _budget, check_background, check_points, flops_per_point
+from ..games.product_games import GroupedProductGame
+from ..kernels import Constant, Linear
+from ..models.convert import as_expansion
+from ..models.expansion import KernelExpansion
+from ..parallel import reduce_rows
+from .agnostic import MarginalGame, check_background, check_max_elements, check_points, flops_per_point
 from .base import (
     EmbeddingValueFunction,
     ValueFunction,
@@ -442,7 +443,7 @@ class _UnitInterventionalGame(ProductGame):
                     yield slice(i0 * nx, ib.stop * nx), w, a, c
 
 
-class _GroupedInterventionalGame(_GroupedProductGame):
+class _GroupedInterventionalGame(GroupedProductGame):
     def __init__(self, game, groups, names):
         super().__init__(game, groups, names)
         self._membership = GroupedGame(game, groups, names)._membership.astype(np.int64)
@@ -509,7 +510,7 @@ class Interventional(ValueFunction, EmbeddingValueFunction):
         bg = default_background(self.model, background)
         self.background = check_background(bg, self.model.n_features,
                                            feature_names=feature_names_in(self.model))
-        self.max_elements = None if max_elements is None else _budget(max_elements)
+        self.max_elements = None if max_elements is None else check_max_elements(max_elements)
         self.progress = bool(progress)
         self._set_groups(groups, group_names)
 

@@ -44,10 +44,10 @@ from .._validation import (
     check_rng,
     feature_names_in,
 )
-from ..games.core import Game, LinearInCoefficients
-from ..kernels.core import CoalitionGrams, Matern, ProductKernel, SumKernel
-from ..models.core import as_expansion
-from .agnostic import _budget, check_background, check_points
+from ..games import Game, LinearInCoefficients
+from ..kernels import CoalitionGrams, Matern, ProductKernel, SumKernel
+from ..models.convert import as_expansion
+from .agnostic import check_background, check_max_elements, check_points
 from .base import (
     EmbeddingValueFunction,
     ValueFunction,
@@ -206,7 +206,8 @@ class ObservationalGame(Game, LinearInCoefficients):
                 yield rows, gamma, M
             return
         block = max(1, self.max_elements // 4)
-        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not progress_enabled(self.progress or None), leave=False):
+        show = progress_enabled(self.progress or None)
+        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not show, leave=False):
             S = Z[k]
             K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge
@@ -312,7 +313,8 @@ class ObservationalGame(Game, LinearInCoefficients):
         kernel, m = exp.kernel, len(B)
         block = max(1, self.max_elements // 4)
         out = np.empty((len(Z), self.n_instances))
-        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not progress_enabled(self.progress or None), leave=False):
+        show = progress_enabled(self.progress or None)
+        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not show, leave=False):
             S = Z[k]
             K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge
@@ -438,7 +440,7 @@ class Observational(ValueFunction, EmbeddingValueFunction):
                             "value='interventional' (exact through model calls for any kernel)")
         self.form = form
         self.landmarks = self._landmarks(landmarks, landmark_seed)
-        self.max_elements = None if max_elements is None else _budget(max_elements)
+        self.max_elements = None if max_elements is None else check_max_elements(max_elements)
         self.progress = bool(progress)
         self._set_groups(groups, group_names)
 

@@ -7,9 +7,14 @@ reports in ``meta["route"]`` -- or the error it raises. The table is therefore
 what the code does, not what someone wrote down; a test compares the README
 with :func:`route_table_markdown`.
 
-Regenerate the README section with::
+The models are the examples the registered converters declare
+(:class:`kernelxai.models.convert.Converter`), so a new model family shows up
+here when it is registered; :func:`converter_table_markdown` lists the
+converters themselves (what each takes, its outputs and its route).
 
-    python -m kernelxai.routes --update README.md
+Regenerate the README sections with::
+
+    python -m kernelxai.workbench.routes --update README.md
 """
 
 from __future__ import annotations
@@ -19,7 +24,11 @@ import warnings
 
 import numpy as np
 
-__all__ = ["VALUES", "route_table", "route_table_markdown", "update_readme"]
+from .._config import config_context
+from ..explainers.explain import BackgroundRequiredError, explain
+from ..models.convert import registered
+
+__all__ = ["VALUES", "route_table", "route_table_markdown", "converter_table_markdown", "update_readme"]
 
 #: the value functions the table covers, in column order
 VALUES = ("interventional", "observational", "functional_baseline", "marginal")
@@ -27,56 +36,26 @@ VALUES = ("interventional", "observational", "functional_baseline", "marginal")
 #: the README markers between which the generated table lives
 START, END = "<!-- routes:start -->", "<!-- routes:end -->"
 
+#: the README markers of the generated table of converters (optional in a README)
+CONVERTERS_START, CONVERTERS_END = "<!-- converters:start -->", "<!-- converters:end -->"
+
 
 def _models(rng):
-    """[(model label, kernel label, fitted model, output, background)] on tiny synthetic data."""
-    from sklearn.calibration import CalibratedClassifierCV
-    from sklearn.decomposition import PCA
-    from sklearn.gaussian_process import GaussianProcessRegressor
-    from sklearn.gaussian_process import kernels as gpk
-    from sklearn.kernel_ridge import KernelRidge
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import SVC, SVR
+    """[(model label, kernel label, fitted model, output)] on tiny synthetic data, and the data.
 
-    from ..models import core as models
-
+    The rows are the examples every registered converter declares
+    (:func:`kernelxai.models.convert.registered`, in the dispatcher's order),
+    then a plain callable (no converter: model calls).
+    """
     n, d = 40, 3
     X = rng.normal(size=(n, d))
     y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.normal(size=n)
-    binary = (X[:, 0] + X[:, 1] > 0).astype(int)
-    three = np.digitize(X[:, 0], [-0.4, 0.4])
-
-    def gpr(kernel):
-        return GaussianProcessRegressor(kernel, optimizer=None).fit(X, y)
-
-    return [
-        ("kernelxai KernelRidge", "product RBF", models.KernelRidge().fit(X, y), None),
-        ("KernelRidge", "rbf", KernelRidge(kernel="rbf", gamma=0.5).fit(X, y), None),
-        ("KernelRidge", "laplacian", KernelRidge(kernel="laplacian", gamma=0.5).fit(X, y), None),
-        ("KernelRidge", "linear (default)", KernelRidge().fit(X, y), None),
-        ("KernelRidge", "poly", KernelRidge(kernel="poly", degree=2).fit(X, y), None),
-        ("KernelRidge", "cosine", KernelRidge(kernel="cosine").fit(X, y), None),
-        ("SVR", "rbf", SVR().fit(X, y), None),
-        ("Pipeline(StandardScaler, SVR)", "rbf", make_pipeline(StandardScaler(), SVR()).fit(X, y),
-         None),
-        ("Pipeline(PCA, SVR)", "rbf", make_pipeline(PCA(2), SVR()).fit(X, y), None),
-        ("SVC, output='decision'", "rbf", SVC().fit(X, binary), "decision"),
-        ("CalibratedClassifierCV(SVC, sigmoid), output='log_odds'", "rbf",
-         CalibratedClassifierCV(SVC(), method="sigmoid", ensemble=False).fit(X, binary), "log_odds"),
-        ("CalibratedClassifierCV(SVC, sigmoid), output='probability'", "rbf",
-         CalibratedClassifierCV(SVC(), method="sigmoid", ensemble=False).fit(X, binary),
-         "probability"),
-        ("SVC (3 classes), output='ovo'", "rbf", SVC().fit(X, three), "ovo"),
-        ("GaussianProcessRegressor", "C * RBF(ARD) + White",
-         gpr(gpk.ConstantKernel(2.0) * gpk.RBF(np.ones(d)) + gpk.WhiteKernel(0.1)), None),
-        ("GaussianProcessRegressor", "RBF + RBF", gpr(gpk.RBF(1.0) + gpk.RBF(3.0)), None),
-        ("GaussianProcessRegressor", "Matern(nu=2.5)", gpr(gpk.Matern(1.0, nu=2.5)), None),
-        ("GaussianProcessRegressor", "RationalQuadratic", gpr(gpk.RationalQuadratic()), None),
-        ("GaussianProcessRegressor", "DotProduct", gpr(gpk.DotProduct() + gpk.WhiteKernel(0.1)),
-         None),
-        ("callable f(X)", "-", _callable, None),
-    ], X
+    targets = {"regression": y, "binary": (X[:, 0] + X[:, 1] > 0).astype(int),
+               "three": np.digitize(X[:, 0], [-0.4, 0.4])}
+    entries = [(ex.label, ex.kernel, ex.fit(X, targets), ex.table_output)
+               for converter in registered() for ex in converter.examples() if ex.in_table]
+    entries.append(("callable f(X)", "-", _callable, None))
+    return entries, X
 
 
 def _callable(Z):
@@ -106,8 +85,6 @@ def _route(model, X, value, output):
     no training inputs, or one explained through model calls), it is repeated with the
     training inputs and the route is marked "needs background=".
     """
-    from ..explainers.explain import BackgroundRequiredError, explain
-
     points = X[:2]
     suffix = ""
     try:
@@ -142,8 +119,6 @@ def route_table(seed=0):
         with "; needs background=" when the call asked for a background, or
         ``"refused: <first clause of the error's message>"``.
     """
-    from .._config import config_context
-
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings(), config_context(progress=False):
         warnings.simplefilter("ignore")  # convergence and deprecation notes of the tiny fits
@@ -184,8 +159,39 @@ def route_table_markdown(rows=None):
     return "\n".join(lines)
 
 
-def update_readme(path, table=None):
+def converter_table_markdown() -> str:
+    """The registered converters as markdown: name, what it takes, outputs (default first), route.
+
+    Returns
+    -------
+    str
+        A markdown table (no trailing newline), one row per converter in the dispatcher's order.
+    """
+    lines = ["| converter | takes | outputs | route |", "|---|---|---|---|"]
+    for c in registered():
+        takes = ", ".join(f"`{spec.split(':')[1]}`" for spec in c.classes) or "kernelxai models"
+        if c.predicate is not None and c.classes:
+            takes += " (some)"
+        outputs = [c.default] + [o for o in c.outputs if o != c.default]
+        shown = ", ".join(f"`{o}`" + ("" if o in c.exact else " (model calls)") for o in outputs)
+        lines.append(f"| `{c.name}` | {takes} | {shown} | {_shorten(c.route, limit=200)} |")
+    return "\n".join(lines)
+
+
+def _replace_between(text, start, end, table, path):
+    if text.count(start) != 1 or text.count(end) != 1:
+        raise ValueError(f"path {str(path)!r} must contain {start} and {end} once each; "
+                         f"found {text.count(start)} and {text.count(end)}")
+    head, rest = text.split(start)
+    _, tail = rest.split(end)
+    return f"{head}{start}\n{table}\n{end}{tail}"
+
+
+def update_readme(path, table=None) -> None:
     """Replace the text between the README's route markers with the generated table.
+
+    Between :data:`CONVERTERS_START` and :data:`CONVERTERS_END`, when the README has them,
+    the table of converters (:func:`converter_table_markdown`) is written too.
 
     Parameters
     ----------
@@ -201,10 +207,11 @@ def update_readme(path, table=None):
     if text.count(START) != 1 or text.count(END) != 1:
         raise ValueError(f"path {str(path)!r} must contain {START} and {END} once each; "
                          f"found {text.count(START)} and {text.count(END)}")
-    head, rest = text.split(START)
-    _, tail = rest.split(END)
     table = route_table_markdown() if table is None else table
-    path.write_text(f"{head}{START}\n{table}\n{END}{tail}")
+    text = _replace_between(text, START, END, table, path)
+    if CONVERTERS_START in text or CONVERTERS_END in text:
+        text = _replace_between(text, CONVERTERS_START, CONVERTERS_END, converter_table_markdown(), path)
+    path.write_text(text)
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintenance command

@@ -13,9 +13,9 @@ A linear model on these features, g(u) = phi(u) . w + b, is therefore
 
 an exact kernel expansion over the landmarks: no approximation beyond the
 one the model itself makes. Per-feature affine steps before the Nyström step
-(``StandardScaler`` and the others of :data:`kernelxai.pipelines.AFFINE_STEPS`)
+(``StandardScaler`` and the others of :data:`kernelxai.models.convert.affine.AFFINE_STEPS`)
 are folded into the kernel's lengthscales as for any kernel model
-(:func:`kernelxai.pipelines.fold_affine`), so the expansion lives on the
+(:func:`kernelxai.models.convert.affine.fold_affine`), so the expansion lives on the
 pipeline's input columns; affine steps between the Nyström step and the
 linear model (a ``StandardScaler`` of the features, say) are folded into w
 and b. A model fitted to 10^6 rows with 100 components is an expansion over
@@ -70,24 +70,18 @@ Examples
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ...kernels.core import RBF, Laplace, Linear
-from ..core import KernelExpansion
-from .outputs import OutputPlan, _CallOutput, _column, _label, _log_odds_column, _refuse
+from ...kernels import RBF, Laplace, Linear
+from ...kernels.from_sklearn import Pairwise, gp_kernel
+from ..expansion import KernelExpansion
+from .affine import compose_affine, fold_affine
+from .converters import DECLINED, Converter, Example, pipeline_steps, register
+from .plans import CallOutput, OutputPlan, class_label, column, log_odds_column, quiet_call, refuse
+from .random_features import RANDOM_FEATURE_MAPS, random_features_reason
 
 __all__ = ["NystroemPipeline", "is_nystroem_pipeline", "random_features_reason", "nystroem_kernel",
-           "expansion_of_nystroem_pipeline", "nystroem_plan", "RANDOM_FEATURE_MAPS"]
-
-#: scikit-learn feature maps whose models are not kernel expansions over stored points
-RANDOM_FEATURE_MAPS = {
-    "RBFSampler": "random Fourier features sqrt(2/D) cos(omega . x + c) with random frequencies",
-    "SkewedChi2Sampler": "random features of the skewed chi-squared kernel (Monte Carlo)",
-    "AdditiveChi2Sampler": "a sampled Fourier approximation of the additive chi-squared kernel",
-    "PolynomialCountSketch": "count-sketched tensor products of the inputs",
-}
+           "expansion_of_nystroem_pipeline", "nystroem_plan", "RANDOM_FEATURE_MAPS", "NYSTROEM"]
 
 #: what the final step of a converted Nyström pipeline may be, for messages
 LINEAR_FINALS = ("a linear model with coef_ and intercept_ (sklearn.linear_model regressors and "
@@ -101,47 +95,16 @@ _SIGMOID_PROBABILITY = ("LogisticRegression", "LogisticRegressionCV")
 # --------------------------------------------------------------------------- #
 # recognising the pipelines
 # --------------------------------------------------------------------------- #
-def _steps(model):
-    from sklearn.pipeline import Pipeline
-
-    if isinstance(model, Pipeline) and len(model.steps) > 0:
-        return list(model.steps)
-    return None
-
-
 def _is_nystroem(step):
     from sklearn.kernel_approximation import Nystroem
 
     return isinstance(step, Nystroem)
 
 
-def is_nystroem_pipeline(model):
+def is_nystroem_pipeline(model) -> bool:
     """Whether ``model`` is a scikit-learn Pipeline with a ``Nystroem`` step (at its top level)."""
-    steps = _steps(model)
+    steps = pipeline_steps(model)
     return steps is not None and any(_is_nystroem(step) for _, step in steps[:-1])
-
-
-def random_features_reason(model):
-    """Why a pipeline with a random-feature map is explained through model calls, else None.
-
-    Returns
-    -------
-    str or None
-        A sentence naming the step (``RBFSampler``, ...) and saying that its
-        model is not a kernel expansion over stored points.
-    """
-    steps = _steps(model)
-    if steps is None:
-        return None
-    for name, step in steps[:-1]:
-        what = RANDOM_FEATURE_MAPS.get(type(step).__name__)
-        if what is not None and (type(step).__module__ or "").startswith("sklearn."):
-            return (f"pipeline step {name!r}: {type(step).__name__} ({what}) gives a model that is "
-                    "not a kernel expansion over stored points, so it has no exact mean-embedding "
-                    "route; it is explained through model calls (the interventional game as the "
-                    "average of model calls over the background). A Nystroem step instead is "
-                    "converted exactly")
-    return None
 
 
 # --------------------------------------------------------------------------- #
@@ -159,7 +122,7 @@ def _kernel_params(nys):
     return params
 
 
-def nystroem_kernel(nys, n_features):
+def nystroem_kernel(nys, n_features) -> tuple:
     """(scale, kernelxai kernel) with scale * kernel(A, B) equal to the Nystroem step's kernel.
 
     Parameters
@@ -183,8 +146,6 @@ def nystroem_kernel(nys, n_features):
         ``kernel="precomputed"`` (there is no kernel function to explain).
     """
     from sklearn.gaussian_process.kernels import Kernel as GPKernel
-
-    from ...kernels.from_sklearn import Pairwise, gp_kernel
 
     kernel = nys.kernel
     if isinstance(kernel, GPKernel):
@@ -232,16 +193,9 @@ def _output_method(final):
     return "decision_function" if is_classifier(final) else "predict"
 
 
-def _quiet_call(fn, A):
-    """fn(A) without scikit-learn's feature-name warnings (the probes are plain arrays)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return np.asarray(fn(A), dtype=float)
-
-
 def _check_affine_on(fn, P, W, b, what):
     """Raise TypeError unless fn(P) equals P @ W + b to rounding (the probe check of linearity)."""
-    got = _quiet_call(fn, P).reshape(len(P), -1)
+    got = quiet_call(fn, P).reshape(len(P), -1)
     want = P @ W + b
     scale = np.abs(P) @ np.abs(W) + np.abs(b) + 1e-300
     if got.shape != want.shape or not np.all(np.abs(got - want) <= 1e-9 * scale + 1e-12):
@@ -321,9 +275,7 @@ class NystroemPipeline:
         from sklearn.exceptions import NotFittedError
         from sklearn.utils.validation import check_is_fitted
 
-        from .pipelines import compose_affine
-
-        steps = _steps(pipeline)
+        steps = pipeline_steps(pipeline)
         if steps is None or not is_nystroem_pipeline(pipeline):
             raise TypeError("not a Pipeline with a Nystroem step")
         where = [k for k, (_, step) in enumerate(steps[:-1]) if _is_nystroem(step)]
@@ -351,7 +303,7 @@ class NystroemPipeline:
         post = compose_affine(steps[k_nys + 1:-1], m)
         scale, self.kernel = nystroem_kernel(nys, d_u)
         # probe points in the final model's feature space: the landmarks' own features, and 0
-        phi = _quiet_call(nys.transform, self.landmarks)
+        phi = quiet_call(nys.transform, self.landmarks)
         probes = phi if post is None else post(phi)
         probes = np.vstack([np.zeros((1, probes.shape[1])), probes[:16]])
         W, b = _linear_part(final, probes.shape[1], probes)
@@ -372,10 +324,10 @@ class NystroemPipeline:
         self.names = [str(c) for c in names] if names is not None else None
 
     @property
-    def n_outputs(self):
+    def n_outputs(self) -> int:
         return self.coefficients.shape[1]
 
-    def expansions(self):
+    def expansions(self) -> list[KernelExpansion]:
         """One :class:`~kernelxai.models.KernelExpansion` per output, on the pipeline's input columns.
 
         The expansion points are the landmarks (mapped back through the
@@ -384,8 +336,6 @@ class NystroemPipeline:
         default background (``holds_training_inputs=True``); pass
         ``background=`` for a larger one.
         """
-        from .pipelines import fold_affine
-
         out = []
         for j in range(self.n_outputs):
             inner = KernelExpansion(self.landmarks, self.coefficients[:, j], self.kernel,
@@ -396,7 +346,7 @@ class NystroemPipeline:
                                                                   feature_names=self.names))
         return out
 
-    def describe(self):
+    def describe(self) -> str:
         """One sentence: the model as a kernel expansion over the landmarks."""
         pre = (f"; {', '.join(self.pre_names)} folded into the kernel (values in the input units)"
                if self.pre_names else "")
@@ -406,7 +356,7 @@ class NystroemPipeline:
                 f"N^T w, a kernel expansion (exact){pre}{post}")
 
 
-def expansion_of_nystroem_pipeline(pipeline):
+def expansion_of_nystroem_pipeline(pipeline) -> KernelExpansion:
     """The exact :class:`~kernelxai.models.KernelExpansion` of a Nyström pipeline with one output.
 
     Parameters
@@ -442,7 +392,7 @@ def expansion_of_nystroem_pipeline(pipeline):
 
 
 # --------------------------------------------------------------------------- #
-# outputs (kernelxai.outputs asks here first)
+# outputs, and the registration
 # --------------------------------------------------------------------------- #
 def _sigmoid_probability(nm):
     """Whether predict_proba[:, 1] of a binary model is exactly sigmoid(decision_function)."""
@@ -454,8 +404,8 @@ def _sigmoid_probability(nm):
     if nm.n_outputs != 1 or not callable(getattr(final, "predict_proba", None)):
         return False
     Z = nm.probes[1:]  # the landmarks' features as the final model sees them
-    p = _quiet_call(final.predict_proba, Z)[:, 1]
-    f = _quiet_call(final.decision_function, Z).ravel()
+    p = quiet_call(final.predict_proba, Z)[:, 1]
+    f = quiet_call(final.decision_function, Z).ravel()
     ok = (p > 1e-12) & (p < 1 - 1e-12)
     logit = np.log(p[ok]) - np.log1p(-p[ok])
     return bool(np.all(np.abs(logit - f[ok]) <= 1e-8 * (1 + np.abs(f[ok]))))
@@ -468,7 +418,7 @@ class _NystroemPlan(OutputPlan):
         super().__init__(kind, description, targets, multi)
         self.nystroem = nm
 
-    def finish(self, results):
+    def finish(self, results):  # noqa: ANN201 - as OutputPlan.finish
         out = super().finish(results)
         nm = self.nystroem
         out.meta["nystroem"] = {"n_landmarks": int(len(nm.landmarks)), "nystroem_kernel": repr(nm.kernel),
@@ -479,12 +429,12 @@ class _NystroemPlan(OutputPlan):
         return out
 
 
-def nystroem_plan(model, output=None):
+def nystroem_plan(model, output=None) -> tuple[bool, OutputPlan | None]:
     """The output plan of a Nyström pipeline: ``(handled, plan)``.
 
     ``handled`` is False when ``model`` is not a Nyström pipeline kernelxai
-    converts; :func:`kernelxai.outputs.output_plan` then carries on as for
-    any other model (and the conversion's error becomes the reason for
+    converts; :func:`kernelxai.models.convert.output_plan` then carries on as for
+    any other pipeline (and the conversion's error becomes the reason for
     explaining it through model calls).
 
     Outputs: regressors ``"prediction"`` (one exact expansion per target);
@@ -503,7 +453,7 @@ def nystroem_plan(model, output=None):
     what = nm.describe()
     if not nm.is_classifier:
         if output not in (None, "prediction"):
-            _refuse(nm.final, output, ["prediction"], " (a regressor's output is its prediction)")
+            refuse(nm.final, output, ["prediction"], " (a regressor's output is its prediction)")
         if len(exps) == 1:
             plan = _NystroemPlan("prediction", f"the prediction: {what}",
                                  [("prediction", exps[0])], False, nm)
@@ -520,12 +470,12 @@ def nystroem_plan(model, output=None):
         has += ["log_odds", "probability"]
     kind = output or ("log_odds" if sigmoid else "decision")
     if kind not in has:
-        _refuse(nm.final, output, has)
-    positive = f"positive: class {_label(classes[1])!r}" if binary and len(classes) == 2 else ""
+        refuse(nm.final, output, has)
+    positive = f"positive: class {class_label(classes[1])!r}" if binary and len(classes) == 2 else ""
     X_train = exps[0].X_train
     if kind == "decision" or (kind == "log_odds" and sigmoid):
         if kind == "log_odds":
-            desc = (f"the log-odds log p / (1 - p) of class {_label(classes[1])!r}: predict_proba is "
+            desc = (f"the log-odds log p / (1 - p) of class {class_label(classes[1])!r}: predict_proba is "
                     f"the sigmoid of the decision function, {what}")
         else:
             desc = f"the decision function ({positive or 'one per class'}): {what}"
@@ -533,16 +483,79 @@ def nystroem_plan(model, output=None):
         return True, _NystroemPlan(kind, desc, targets, not binary, nm)
     if kind == "log_odds":
         why = "multi-class log-odds are not linear in the decision functions"
-        make, desc = _log_odds_column, "the log-odds log p / (1 - p) of"
+        make, desc = log_odds_column, "the log-odds log p / (1 - p) of"
     else:
         why = "the probability is a non-linear function of the Nystroem expansion"
-        make, desc = _column, "predict_proba of"
+        make, desc = column, "predict_proba of"
     if binary:
-        target = _CallOutput(make(model.predict_proba, 1), model, why, X_train)
-        plan = _NystroemPlan(kind, f"{desc} class {_label(classes[1])!r} (through model calls)",
+        target = CallOutput(make(model.predict_proba, 1), model, why, X_train)
+        plan = _NystroemPlan(kind, f"{desc} class {class_label(classes[1])!r} (through model calls)",
                              [(kind, target)], False, nm)
     else:
         plan = _NystroemPlan(kind, f"{desc} each class (through model calls)",
-                             [(str(c), _CallOutput(make(model.predict_proba, j), model, why, X_train))
+                             [(str(c), CallOutput(make(model.predict_proba, j), model, why, X_train))
                               for j, c in enumerate(classes)], True, nm)
     return True, plan
+
+
+def _expansion(pipeline, dispatch) -> KernelExpansion:  # noqa: ANN001 - the Converter signature
+    return expansion_of_nystroem_pipeline(pipeline)
+
+
+def _plan(model, pipeline, rebuild, output, dispatch) -> object:  # noqa: ANN001 - the Converter signature
+    """The Nystroem plan of the whole model; a pipeline it cannot convert goes on as any pipeline."""
+    if pipeline is not model:
+        return DECLINED
+    handled, plan = nystroem_plan(model, output)
+    return plan if handled else DECLINED
+
+
+def _examples() -> list[Example]:
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    def ridge(X, t):
+        return make_pipeline(Nystroem(gamma=0.5, n_components=12, random_state=0), Ridge(1e-3)).fit(
+            X, t["regression"])
+
+    def logistic(X, t):
+        return make_pipeline(StandardScaler(), Nystroem(kernel="laplacian", gamma=0.4, n_components=12,
+                                                        random_state=0),
+                             LogisticRegression()).fit(X, t["binary"])
+
+    def three(X, t):
+        return make_pipeline(Nystroem(gamma=0.3, n_components=12, random_state=0),
+                             LogisticRegression()).fit(X, t["three"])
+
+    def logit(m):
+        def call(Z):
+            p = m.predict_proba(Z)[:, 1]
+            return np.log(p) - np.log1p(-p)
+        return call
+
+    return [
+        Example("Pipeline(Nystroem, Ridge)", "rbf", ridge, calls={None: lambda m: m.predict}),
+        Example("Pipeline(StandardScaler, Nystroem, LogisticRegression), output='log_odds'", "laplacian",
+                logistic, calls={None: logit, "decision": lambda m: m.decision_function},
+                table_output="log_odds"),
+        Example("Pipeline(Nystroem, LogisticRegression) (3 classes)", "rbf", three,
+                calls={"decision": lambda m: m.decision_function}, table_output="decision", in_table=False),
+    ]
+
+
+NYSTROEM = register(Converter(
+    name="nystroem_pipeline",
+    classes=("sklearn.pipeline:Pipeline",),
+    predicate=is_nystroem_pipeline,
+    expansion=_expansion,
+    plan=_plan,
+    outputs=("prediction", "decision", "log_odds", "probability"),
+    default="prediction",
+    exact=("prediction", "decision", "log_odds"),
+    route="Pipeline([scalers,] Nystroem, [scalers,] linear model): sum_l alpha_l k(x, L_l) + b over the "
+          "landmarks, alpha = N^T w (exact); log_odds exact for binary logistic models",
+    examples=_examples,
+    priority=60,
+))

@@ -1,4 +1,10 @@
-"""Fitted scikit-learn pipelines folded exactly into a kernel expansion in the original units.
+"""Per-feature affine preprocessing read off fitted steps, and folded exactly into a kernel expansion.
+
+Takes fitted scikit-learn preprocessing steps and a kernel expansion on
+their output columns. Hands on the :class:`AffineMap` of the steps and
+:func:`fold_affine`, the same expansion on the steps' input columns, to the
+pipeline converters (:mod:`~kernelxai.models.convert.scaled_pipeline`,
+:mod:`~kernelxai.models.convert.nystroem`).
 
 A pipeline ``Pipeline([scalers..., kernel model])`` whose preprocessing steps
 are per-feature affine maps computes f(x) = g(u(x)) with
@@ -38,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...kernels.core import (
+from ...kernels import (
     RBF,
     Cauchy,
     Constant,
@@ -49,10 +55,9 @@ from ...kernels.core import (
     ProductOf,
     SumKernel,
 )
-from ..core import KernelExpansion, as_expansion
+from ..expansion import KernelExpansion
 
-__all__ = ["AffineMap", "affine_map", "expansion_of_pipeline", "fold_affine", "IGNORED_LENGTHSCALE",
-           "AFFINE_STEPS"]
+__all__ = ["AffineMap", "affine_map", "compose_affine", "fold_affine", "IGNORED_LENGTHSCALE", "AFFINE_STEPS"]
 
 #: Lengthscale given to input columns the model never sees: (x - x') / 1e300 squares to 0
 #: (RBF, Cauchy, Matern) or exponentiates to exactly 1 (Laplace) for any |x - x'| < 1e284.
@@ -88,14 +93,14 @@ class AffineMap:
                              f"{self.source.shape}, {self.scale.shape}, {self.shift.shape}")
 
     @classmethod
-    def identity(cls, d):
+    def identity(cls, d) -> AffineMap:
         return cls(np.arange(d), np.ones(d), np.zeros(d), d)
 
     @property
-    def n_out(self):
+    def n_out(self) -> int:
         return len(self.source)
 
-    def then(self, other):
+    def then(self, other) -> AffineMap:
         """The map x -> other(self(x))."""
         if other.n_in != self.n_out:
             raise ValueError(f"cannot compose: the second map takes {other.n_in} columns, the "
@@ -104,7 +109,7 @@ class AffineMap:
         return AffineMap(self.source[src], other.scale * self.scale[src],
                          other.scale * self.shift[src] + other.shift, self.n_in)
 
-    def __call__(self, X):
+    def __call__(self, X) -> np.ndarray:
         """u = map(X) for an array X (n, d_in)."""
         X = np.asarray(X, dtype=float)
         return X[:, self.source] * self.scale + self.shift
@@ -115,7 +120,7 @@ def _n_features_in(step, fallback):
     return int(d) if d is not None else fallback
 
 
-def compose_affine(steps, n_in=None):
+def compose_affine(steps, n_in=None) -> AffineMap | None:
     """The affine map of consecutive pipeline ``steps`` ((name, step) pairs), or None for none.
 
     Each step's map (:func:`affine_map`) takes the previous one's output; a step
@@ -132,7 +137,7 @@ def compose_affine(steps, n_in=None):
     return amap
 
 
-def affine_map(step, n_in=None):
+def affine_map(step, n_in=None) -> AffineMap:
     """The :class:`AffineMap` of a fitted preprocessing step, or TypeError if it is not one.
 
     Parameters
@@ -151,8 +156,7 @@ def affine_map(step, n_in=None):
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import (FunctionTransformer, MaxAbsScaler, MinMaxScaler,
-                                       RobustScaler, StandardScaler)
+    from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, MinMaxScaler, RobustScaler, StandardScaler
     from sklearn.utils.validation import check_is_fitted
 
     if step is None or (isinstance(step, str) and step == "passthrough"):
@@ -163,7 +167,7 @@ def affine_map(step, n_in=None):
         raise TypeError(f"step {step!r} is not a per-feature affine map")
     if isinstance(step, Pipeline):
         out = None
-        for name, sub in step.steps:
+        for _, sub in step.steps:
             m = affine_map(sub, n_in if out is None else out.n_out)
             out = m if out is None else out.then(m)
         return out
@@ -233,62 +237,7 @@ def _column_transformer_map(ct):
     return AffineMap(source, scale, shift, d_in)
 
 
-def expansion_of_pipeline(pipeline):
-    """Exact :class:`~kernelxai.models.KernelExpansion` of a fitted pipeline, in the original units.
-
-    Parameters
-    ----------
-    pipeline : fitted ``sklearn.pipeline.Pipeline``
-        Per-feature affine preprocessing steps (``AFFINE_STEPS``) followed by
-        any model :func:`kernelxai.models.as_expansion` converts whose kernel
-        absorbs per-feature scales (:func:`fold_affine`); or a ``Nystroem``
-        step and a linear model (:mod:`kernelxai.nystroem`: an expansion over
-        the landmarks).
-
-    Returns
-    -------
-    KernelExpansion
-        On the pipeline's input columns; its predictions equal the
-        pipeline's ``predict`` (regressors) or ``decision_function`` (SVC,
-        kernel logistic regression) to rounding.
-
-    Raises
-    ------
-    TypeError
-        A step is not a per-feature affine map, or the final model or its
-        kernel cannot be converted; the message names the step.
-    ValueError
-        The pipeline is not fitted.
-    """
-    from .nystroem import (
-        expansion_of_nystroem_pipeline,
-        is_nystroem_pipeline,
-        random_features_reason,
-    )
-
-    if is_nystroem_pipeline(pipeline):  # Nystroem + a linear model: an expansion over the landmarks
-        return expansion_of_nystroem_pipeline(pipeline)
-    reason = random_features_reason(pipeline)
-    if reason is not None:
-        raise TypeError(reason)
-    steps = list(pipeline.steps)
-    final_name, final = steps[-1]
-    if final is None or isinstance(final, str):
-        raise TypeError(f"the pipeline ends in {final!r}, not a model")
-    n_in = getattr(pipeline, "n_features_in_", None)
-    amap = compose_affine(steps[:-1], n_in)
-    inner = as_expansion(final)
-    if amap is None:
-        amap = AffineMap.identity(inner.n_features)
-    if amap.n_out != inner.n_features:
-        raise ValueError(f"the preprocessing gives {amap.n_out} columns but the final model "
-                         f"{final_name!r} takes {inner.n_features}")
-    names = getattr(pipeline, "feature_names_in_", None)
-    names = [str(c) for c in names] if names is not None else None
-    return fold_affine(inner, amap, feature_names=names)
-
-
-def fold_affine(expansion, amap, feature_names=None):
+def fold_affine(expansion, amap, feature_names=None) -> KernelExpansion:
     """The KernelExpansion h(x) = expansion(amap(x)) on the map's input columns (exact).
 
     Parameters

@@ -1,10 +1,26 @@
-"""The Explanation: Shapley values with their base values, data and uncertainty."""
+"""The Explanation: Shapley values with their base values, data and uncertainty, and its slicing.
+
+Takes the arrays an estimator computed (values, base values, data, names, and
+the optional axes: outputs, interactions, covariances, intervals). Hands on
+:class:`Explanation` to plots, widgets and users: indexing by instance,
+feature and output (``e[0]``, ``e[:, "age"]``, ``e[..., "setosa"]``), stacking
+of chunks (:meth:`Explanation.concat`), and conversions, which
+:mod:`kernelxai.explanation.interop` carries out.
+"""
 
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from . import interop
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import shap
+    import shapiq
 
 __all__ = ["Explanation"]
 
@@ -476,7 +492,7 @@ class Explanation:
         return np.array([one(k) for k in arr.tolist()], dtype=int)
 
     # ------------------------------------------------------------ conversions
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The values as a pandas DataFrame.
 
         Without outputs: one column per feature (one row per instance); for a
@@ -485,29 +501,9 @@ class Explanation:
         (one row for a single instance) and a column MultiIndex
         ``(output, feature)``.
         """
-        import pandas as pd
+        return interop.to_frame(self)
 
-        if "output" in self._axes:
-            arr = self.values
-            if "instance" not in self._axes:
-                arr = arr[None]
-            if "feature" not in self._axes:
-                arr = arr[:, None]
-            rows, d, k = arr.shape
-            columns = pd.MultiIndex.from_product([self.output_names, self.feature_names],
-                                                 names=["output", "feature"])
-            return pd.DataFrame(arr.transpose(0, 2, 1).reshape(rows, k * d), columns=columns)
-        if self.values.ndim == 2:
-            return pd.DataFrame(self.values, columns=self.feature_names)
-        if self._axes == ("instance",):
-            return pd.DataFrame({self.feature_names[0]: self.values})
-        frame = {"value": self.values}
-        for name in ("data", "stderr", "lower", "upper"):
-            if getattr(self, name) is not None:
-                frame[name] = getattr(self, name)
-        return pd.DataFrame(frame, index=self.feature_names)
-
-    def interactions_frame(self):
+    def interactions_frame(self) -> pd.DataFrame:
         """The interaction block in long format, one row per pair ``i < j``.
 
         Columns ``instance``, (``output`` when there are outputs),
@@ -519,36 +515,9 @@ class Explanation:
         ValueError
             When the Explanation has no interaction block.
         """
-        import pandas as pd
+        return interop.interactions_frame(self)
 
-        if self.interactions is None:
-            raise ValueError(
-                "this Explanation has no interaction block (interactions is None); build it "
-                "with Explanation(..., interactions=array of shape (n, d, d))"
-            )
-        block = self.interactions if "instance" in self._axes else self.interactions[None]
-        rows, d = block.shape[:2]
-        i, j = np.triu_indices(d, 1)
-        pairs = block[:, i, j]                          # (rows, P) or (rows, P, k)
-        names = np.asarray(self.feature_names, dtype=object)
-        if "output" in self._axes:
-            k = pairs.shape[2]
-            pairs = pairs.transpose(0, 2, 1)            # (rows, k, P)
-            return pd.DataFrame({
-                "instance": np.repeat(np.arange(rows), k * len(i)),
-                "output": np.tile(np.repeat(np.asarray(self.output_names, dtype=object), len(i)), rows),
-                "feature_i": np.tile(names[i], rows * k),
-                "feature_j": np.tile(names[j], rows * k),
-                "value": pairs.ravel(),
-            })
-        return pd.DataFrame({
-            "instance": np.repeat(np.arange(rows), len(i)),
-            "feature_i": np.tile(names[i], rows),
-            "feature_j": np.tile(names[j], rows),
-            "value": pairs.ravel(),
-        })
-
-    def to_shap(self):
+    def to_shap(self) -> shap.Explanation:
         """Convert to ``shap.Explanation`` (needs the optional ``shap`` package).
 
         Carries values, base values, data, feature names, output names (with
@@ -559,29 +528,9 @@ class Explanation:
         converted: shap's interaction values are a different decomposition
         (main effects on the diagonal).
         """
-        try:
-            import shap
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "to_shap() needs the optional package shap; install it with "
-                "`pip install kernelxai[shap]` or `pip install shap`"
-            ) from None
-        options = {
-            "values": self.values,
-            "base_values": self.base_values,
-            "data": self.data,
-            "feature_names": list(self.feature_names),
-            "lower_bounds": self.lower,
-            "upper_bounds": self.upper,
-            "error_std": self.stderr,
-        }
-        if self.output_names is not None:
-            options["output_names"] = list(self.output_names)
-        converted = shap.Explanation(**options)
-        converted.kernelxai_meta = dict(self.meta)
-        return converted
+        return interop.to_shap(self)
 
-    def to_shapiq(self):
+    def to_shapiq(self) -> shapiq.InteractionValues | list[shapiq.InteractionValues]:
         """Convert the interaction block to ``shapiq.InteractionValues`` (optional package shapiq).
 
         One ``InteractionValues`` per instance (a list for several): the empty
@@ -590,35 +539,7 @@ class Explanation:
         ``meta["index"]`` (``"SII"``, ``"k-SII"``, ``"STII"``, ``"FSII"``) and
         ``estimated`` False for exact routes. Single output only.
         """
-        if self.interactions is None:
-            raise ValueError("to_shapiq() converts interactions; this Explanation has none "
-                             "(compute them with kx.explain_interactions or kx.shapley_interactions)")
-        if self.has_outputs:
-            raise ValueError("to_shapiq() converts one output at a time: pick it with e[..., name]")
-        try:
-            import shapiq
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError("to_shapiq() needs the optional package shapiq; install it with "
-                              "`pip install kernelxai[shapiq]` or `pip install shapiq`") from None
-        index = self.meta.get("index", "SII")
-        estimated = str(self.meta.get("method", "")).startswith("sampled")
-        values = np.asarray(self.values, dtype=float)
-        block = np.asarray(self.interactions, dtype=float)
-        base = np.asarray(self.base_values, dtype=float)
-        single = values.ndim == 1
-        values, block, base = np.atleast_2d(values), block.reshape((-1,) + block.shape[-2:]), base.reshape(-1)
-        d = values.shape[1]
-        iu, ju = np.triu_indices(d, k=1)
-        out = []
-        for a in range(values.shape[0]):
-            scores = {(): float(base[a])}
-            scores.update({(j,): float(values[a, j]) for j in range(d)})
-            scores.update({(int(i), int(j)): float(block[a, i, j]) for i, j in zip(iu, ju)})
-            out.append(shapiq.InteractionValues(
-                np.array(list(scores.values())), index=index, max_order=2, min_order=0, n_players=d,
-                interaction_lookup={key: k for k, key in enumerate(scores)}, estimated=estimated,
-                baseline_value=float(base[a])))
-        return out[0] if single else out
+        return interop.to_shapiq(self)
 
     def _statistic_text(self):
         """``"MMD^2_u = 0.031, p = 0.005"``: the statistic and its p-value, for the repr."""
@@ -693,7 +614,7 @@ class Explanation:
                    covariance=stack("covariance"), axes=first.axes)
 
     @classmethod
-    def from_shap(cls, explanation):
+    def from_shap(cls, explanation) -> Explanation:
         """Convert a ``shap.Explanation`` (or anything with its attributes) to an Explanation.
 
         Reads ``values``, ``base_values``, ``data``, ``feature_names``,
@@ -711,43 +632,7 @@ class Explanation:
         TypeError
             When ``explanation`` has no ``values`` and ``base_values``.
         """
-        if not (hasattr(explanation, "values") and hasattr(explanation, "base_values")):
-            raise TypeError(
-                "expected a shap.Explanation (with .values and .base_values) or a kernelxai "
-                f"Explanation; got {type(explanation).__name__}"
-            )
-
-        def attr(name):
-            value = getattr(explanation, name, None)
-            return None if value is None else np.asarray(value)
-
-        values = np.asarray(explanation.values, dtype=float)
-        base = attr("base_values")
-        names = attr("feature_names")
-        if names is not None and names.ndim > 1:     # shap keeps one list per row when sliced
-            names = names[0]
-        outputs = attr("output_names")
-        output_names = None
-        if values.ndim == 3 or (values.ndim == 2 and outputs is not None and outputs.ndim == 1
-                                and len(outputs) == values.shape[1]):
-            output_names = None if outputs is None else [str(o) for o in outputs]
-        if values.ndim == 2 and output_names is None and names is not None and \
-                len(names) == values.shape[0] != values.shape[1]:
-            output_names = [f"output_{j}" for j in range(values.shape[1])]
-        if values.ndim == 3 and output_names is None:
-            output_names = [f"output_{j}" for j in range(values.shape[2])]
-        if base is None:
-            base = 0.0
-        elif base.ndim and base.size == 1 and values.ndim == 1:
-            base = base.reshape(())
-        meta = dict(getattr(explanation, "kernelxai_meta", None) or {})
-        meta.setdefault("source", "shap.Explanation")
-        if output_names is None and outputs is not None and outputs.ndim == 0:
-            meta.setdefault("output", str(outputs))     # one output picked in shap: e[:, :, "a"]
-        return cls(values, base, data=attr("data"),
-                   feature_names=None if names is None else list(names),
-                   stderr=attr("error_std"), lower=attr("lower_bounds"),
-                   upper=attr("upper_bounds"), meta=meta, output_names=output_names)
+        return cls(**interop.shap_fields(explanation))
 
     def __repr__(self):
         method = self.meta.get("method", "?")

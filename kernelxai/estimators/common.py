@@ -1,4 +1,9 @@
-"""Pieces the estimators share: worths of one coalition per instance, blocked evaluation, t-intervals."""
+"""Pieces the estimators share: worths of one coalition per instance, blocked evaluation, t-intervals.
+
+Takes a game's worths, a block budget or a sample of estimates; hands on worths
+per instance, evaluation in blocks of coalitions, progress bars and t-intervals
+to the estimators here and to the entry points above them.
+"""
 
 from __future__ import annotations
 

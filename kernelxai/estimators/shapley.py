@@ -18,13 +18,18 @@ all of that once, in one place:
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+from tqdm.auto import tqdm
 
 from .._config import config_context, get_config
 from .._validation import check_rng
-from ..estimators import choose
-from ..estimators._common import as_instances, t_interval
-from ..estimators.registry import (
+from ..explanation import Explanation
+from ..games import Game
+from . import choose
+from .common import as_instances, t_interval
+from .registry import (
     CostLimitError,
     InvalidOptionError,
     NotApplicableError,
@@ -33,8 +38,6 @@ from ..estimators.registry import (
     format_seconds,
     get_estimator,
 )
-from ..explanation.core import Explanation
-from ..games.core import Game
 
 __all__ = ["shapley_values", "available_methods", "applicable_methods", "estimate_cost",
            "t_interval"]
@@ -45,7 +48,7 @@ def applicable_methods(game):
     return sorted(name for name, est in estimators().items() if est.why_not(game) is None)
 
 
-def _resolve(game, method, options):
+def resolve_method(game, method, options) -> tuple:
     if not isinstance(game, Game):
         raise TypeError(
             f"shapley_values needs a kernelxai Game; got {type(game).__name__}. "
@@ -73,7 +76,7 @@ def estimate_cost(game, method="auto", **options):
         ``memory`` (bytes), ``evaluations`` (game evaluations) and ``detail``.
     """
     options.pop("seed", None)
-    est, _, resolved = _resolve(game, method, options)
+    est, _, resolved = resolve_method(game, method, options)
     cost = est.cost(game, resolved)
     return {"method": est.name, "flops": cost.flops, "seconds": cost.seconds, "memory": cost.memory,
             "evaluations": cost.evaluations, "detail": cost.detail}
@@ -117,11 +120,11 @@ def shapley_values(game, method="exact", *, seed=None, **options) -> Explanation
     CostLimitError
         The estimated time exceeds ``kx.get_config()["max_cost"]``.
     """
-    est, why, resolved = _resolve(game, method, options)
-    return _run(game, est, why, resolved, seed, est.cost(game, resolved))
+    est, why, resolved = resolve_method(game, method, options)
+    return run_resolved(game, est, why, resolved, seed, est.cost(game, resolved))
 
 
-def _run(game, est, why, resolved, seed, cost):
+def run_resolved(game, est, why, resolved, seed, cost) -> Explanation:
     """:func:`shapley_values` once the method is resolved and its cost estimated.
 
     ``cost=None`` skips the estimate's uses -- the ``max_cost`` check, the progress bar and
@@ -150,10 +153,6 @@ def _run(game, est, why, resolved, seed, cost):
             config["progress"] == "auto" and seconds > config["progress_after"])
     resolved["progress"] = bool(progress)
     if progress:
-        import sys
-
-        from tqdm.auto import tqdm
-
         tqdm.write(f"kernelxai: method={est.name!r}, estimated {format_seconds(seconds)} "
                    f"({cost.detail})", file=sys.stderr)
     with config_context(progress=bool(progress)):

@@ -1,0 +1,207 @@
+"""Term blocks cut into tasks, and the node count the quadrature will choose, known ahead of time.
+
+Takes a :class:`~kernelxai.games.ProductGame`; hands on tasks of at most
+about ``work_elements`` numbers (:func:`iter_tasks`, run by
+:func:`kernelxai.estimators.product.product_shapley`), and, for the cost
+model, the Gauss-Legendre node count the quadrature kernel would choose on the
+game's first tasks (:func:`estimate_nodes`, cached on the game).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ..games import ProductGame, SumOfProductGames
+from .gauss_legendre import node_count
+from .quadrature_kernel import WORK_ELEMENTS, Workspace, transposed
+
+__all__ = ["iter_tasks", "estimate_nodes", "estimate_nodes_detail", "summands"]
+
+
+def _is_one(c):
+    if c.size == 0:
+        return True
+    if c.flat[0] != 1.0:  # kernel values of absent features are rarely all 1: settle it early
+        return False
+    if all(st == 0 for st in c.strides):
+        return True
+    return bool(np.all(c == 1.0))
+
+
+def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
+    """Yield (rows, per_instance, starts, w, a, c) tasks of at most ~work_elements numbers.
+
+    ``a`` (M, d) and ``c`` (M, d) or None are the factors of M terms;
+    ``per_instance`` False means the terms belong to every instance in
+    ``rows``; else ``starts`` (offsets of each instance's first term, for
+    ``np.add.reduceat``) and the instances ``rows`` covered by the task.
+    """
+    d = game.n_players
+    if route == "quadrature":  # one task = one block of the kernel: d x step numbers per array
+        step = max(1, work_elements // d)
+    else:  # the recursions loop over d in Python: larger tasks amortise it
+        step = max(1, 16 * work_elements // (d * d))
+    for rows, w, a, c in game.iter_terms(max(d, max_elements // 4)):
+        a, c, w = np.asarray(a, dtype=float), np.asarray(c, dtype=float), np.asarray(w, dtype=float)
+        shape = np.broadcast_shapes(a.shape, c.shape, w.shape + (1,))
+        K, R = shape[0], shape[1]
+        if R == 0:
+            continue
+        start = rows.start or 0
+        n_rows = len(range(*rows.indices(game.n_instances)))
+        per_instance = K != 1 or n_rows == 1
+        c_one = _is_one(c)
+        a = np.broadcast_to(a, shape).reshape(K * R, d)
+        w = np.broadcast_to(w, shape[:2]).reshape(K * R)
+        if c_one:
+            c = None
+        else:
+            c = np.broadcast_to(c, shape).reshape(K * R, d)
+        for lo in range(0, K * R, step):
+            hi = min(K * R, lo + step)
+            cc = None if c is None else c[lo:hi]
+            if per_instance:
+                first, last = lo // R, (hi - 1) // R
+                bounds = np.arange(first, last + 1) * R
+                starts = np.maximum(bounds, lo) - lo
+                task_rows = slice(start + first, start + last + 1)
+            else:
+                starts, task_rows = None, rows
+            yield task_rows, per_instance, starts, w[lo:hi], a[lo:hi], cc
+
+
+#: Terms the node-count probe looks at (at most), and the numbers (terms x d) it may hold.
+_PROBE_TERMS = 4096
+_PROBE_ELEMENTS = 2**19
+
+#: Where a game keeps its node estimates (see :func:`estimate_nodes`).
+_ESTIMATE_ATTRIBUTE = "_kx_node_estimates"
+
+
+def estimate_nodes(game, *, max_terms=None, work_elements=WORK_ELEMENTS) -> int:
+    """Gauss-Legendre nodes the quadrature route will use on ``game``, from its first terms.
+
+    The quadrature chooses its node count per task of terms from a bound
+    (:mod:`kernelxai.estimators.gauss_legendre`, "How many nodes"): often a handful where ceil(d/2)
+    would be exact for any factors. This takes the first terms the game
+    yields, splits them into tasks as :func:`product_shapley` does, and
+    returns the largest count the kernel would choose for those tasks -- an
+    estimate for the whole game, exact for the terms it saw. Terms further on
+    may need more (up to ceil(d/2)) or fewer.
+
+    Parameters
+    ----------
+    game : ProductGame
+    max_terms : int, optional
+        Terms to look at; default 4096, fewer at large d (at most 2^19 numbers,
+        terms x d). The game is asked for blocks of about that size, so one
+        small block is formed (a game whose smallest block is larger, e.g.
+        one explained point against every training point, forms that block).
+    work_elements : int
+        Size of one task, as in :func:`product_shapley`.
+
+    Returns
+    -------
+    int
+        In 1..ceil(d/2); ceil(d/2) when the game yields no terms.
+
+    Notes
+    -----
+    The parts of a :class:`~kernelxai.games.SumOfProductGames` (e.g. the
+    summands of a SumKernel) are looked at each in turn, and the largest of
+    their counts is returned: the first part's terms say nothing of the
+    others'.
+
+    The estimate is cached on the game (games are not changed after they
+    are made): cost estimates ask for it several times per call. The cache
+    is dropped when any attribute of the game is rebound, or its number of
+    players, instances or terms changes. The numba backend takes the same
+    bound from exact per-term sums, so it uses at most as many nodes.
+    """
+    return estimate_nodes_detail(game, max_terms, work_elements)[0]
+
+
+def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> tuple[int, int, bool]:
+    """(nodes, terms looked at, whether any absent factor differs from 1) of :func:`estimate_nodes`.
+
+    For d <= 2 (one node is exact) nothing is looked at and the absent
+    factors are taken to be general.
+    """
+    if not isinstance(game, ProductGame):
+        raise TypeError(f"estimate_nodes needs a ProductGame; got {type(game).__name__}")
+    d = game.n_players
+    full = max(1, math.ceil(d / 2))
+    if max_terms is None:
+        max_terms = max(1, min(_PROBE_TERMS, _PROBE_ELEMENTS // max(1, d)))
+    max_terms = check_positive_int(max_terms, "max_terms")
+    work_elements = check_positive_int(work_elements, "work_elements")
+    key = (max_terms, work_elements)
+    names, values = _game_stamp(game)
+    store = game.__dict__.get(_ESTIMATE_ATTRIBUTE)
+    if (store is None or store["names"] != names or len(store["values"]) != len(values)
+            or any(x is not y for x, y in zip(store["values"], values))):
+        store = {"names": names, "values": values, "estimates": {}}
+    if key not in store["estimates"]:
+        store["estimates"][key] = _probe_nodes(game, d, full, max_terms, work_elements)
+        try:
+            setattr(game, _ESTIMATE_ATTRIBUTE, store)
+        except AttributeError:  # pragma: no cover - a game that takes no attributes: no cache
+            pass
+    return store["estimates"][key]
+
+
+def _game_stamp(game):
+    """What the node estimate of ``game`` depends on: its sizes and its attributes (by identity)."""
+    own = sorted((k, v) for k, v in vars(game).items() if k != _ESTIMATE_ATTRIBUTE) \
+        if hasattr(game, "__dict__") else []
+    names = (type(game), game.n_players, game.n_instances, game.n_terms(), tuple(k for k, _ in own))
+    return names, tuple(v for _, v in own)
+
+
+def summands(game) -> list:
+    """The product games whose terms ``game`` yields one after the other (itself, or a sum's parts).
+
+    The terms of a :class:`~kernelxai.games.SumOfProductGames` are those of its
+    parts in turn and no task mixes two parts, so each part gets its own node
+    counts (e.g. the summands of a SumKernel with different lengthscales).
+    """
+    if isinstance(game, SumOfProductGames) and type(game).iter_terms is SumOfProductGames.iter_terms:
+        return [part for g in game.games for part in summands(g)]
+    return [game]
+
+
+def _probe_nodes(game, d, full, max_terms, work_elements):
+    if full == 1:
+        return 1, 0, True
+    parts = summands(game)
+    if len(parts) > 1:  # each part's first terms (its own cache): the largest count, all terms seen
+        found = [estimate_nodes_detail(part, max_terms, work_elements) for part in parts]
+        return (max(q for q, _, _ in found), sum(k for _, k, _ in found),
+                any(g for _, _, g in found))
+    nodes, seen, general = 0, 0, False
+    space = Workspace(work_elements)
+    tasks = iter_tasks(game, "quadrature", 4 * max_terms * d, work_elements)
+    try:
+        for _, _, _, _, a, c in tasks:
+            take = min(len(a), max_terms - seen)
+            a, c = a[:take], None if c is None else c[:take]
+            M = a.shape[0]
+            # as quadrature_block forms them: (d, M) factors, their differences, two scratch arrays
+            D, F, G = (space.get(name, d, M) for name in ("D", "F", "G"))
+            A = transposed(a, "A", space)
+            C = None if c is None else transposed(c, "C", space)
+            np.subtract(A, 1.0 if C is None else C, out=D)
+            nodes = max(nodes, node_count(A, C, D, d, F, G))
+            general = general or C is not None
+            seen += take
+            if seen >= max_terms or nodes >= full:
+                break
+    finally:
+        tasks.close()
+    if seen == 0:
+        return full, 0, True
+    return nodes, seen, general

@@ -1,0 +1,186 @@
+"""The fitted Gaussian process as GP-SHAP takes it: its latent posterior, and checked inputs.
+
+Takes a fitted scikit-learn ``GaussianProcessRegressor`` (or a binary
+``GaussianProcessClassifier`` under its Laplace approximation) and hands on a
+:class:`FittedGP`: the posterior covariance of the latent function
+(:class:`Posterior`), the model whose posterior mean ``kx.explain`` explains,
+and what the covariance means. The points and background rows are checked here
+too, with the column check every entry point makes
+(:func:`kernelxai._validation.check_columns`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+from .._validation import as_real_array, check_columns
+from ..models.convert.plans import class_label
+from ..models.convert.sklearn_gp import latent_regressor
+
+__all__ = ["FittedGP", "fitted_gp", "Posterior", "check_rows", "gp_background", "efficiency_variance",
+           "Z95"]
+
+#: two-sided 95% standard normal quantile
+Z95 = 1.959963984540054
+
+
+class FittedGP:
+    """What explain_gp needs of a fitted GP: its posterior, and a regressor for the mean.
+
+    ``post`` is the posterior of the latent f; ``mean_model`` is what
+    ``kx.explain`` explains for the posterior mean (the GP itself, or for a
+    binary Laplace classifier a regressor whose mean is the latent mean);
+    ``mean_options`` are the extra keywords of that ``kx.explain`` call;
+    ``what`` describes the covariance's meaning.
+    """
+
+    def __init__(self, post, mean_model, regressor, mean_options, what):
+        self.post, self.mean_model, self.regressor = post, mean_model, regressor
+        self.mean_options, self.what = mean_options, what
+
+
+def fitted_gp(gp) -> FittedGP:
+    """What explain_gp and ShapleyPrior take of a fitted scikit-learn GP (refusing any other model).
+
+    Parameters
+    ----------
+    gp : GaussianProcessRegressor or binary GaussianProcessClassifier
+        Fitted.
+
+    Returns
+    -------
+    FittedGP
+    """
+    from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
+
+    if isinstance(gp, GaussianProcessClassifier):
+        return _check_gpc(gp)
+    if not isinstance(gp, GaussianProcessRegressor):
+        raise TypeError(
+            "gp must be a fitted scikit-learn GaussianProcessRegressor or a binary "
+            f"GaussianProcessClassifier; got {type(gp).__name__}. For the posterior-mean Shapley "
+            "values of other models use kx.explain(model, X)."
+        )
+    if not hasattr(gp, "X_train_") or not hasattr(gp, "L_"):
+        raise ValueError(
+            "gp is not fitted: call gp.fit(X, y) first (an unfitted GaussianProcessRegressor "
+            "would explain its prior, which explain_gp does not do)"
+        )
+    y_train = np.asarray(gp.y_train_)
+    if y_train.ndim == 2 and y_train.shape[1] != 1:
+        raise ValueError(
+            f"explain_gp explains a single-output GP; gp was fitted to {y_train.shape[1]} "
+            "outputs. Fit one GaussianProcessRegressor per output."
+        )
+    std = np.ravel(np.asarray(getattr(gp, "_y_train_std", 1.0), dtype=float))
+    scale = float(std[0]) if std.size else 1.0
+    what = ("posterior covariance A C A^T of the Shapley values of the latent function "
+            "(observation noise and WhiteKernel excluded"
+            + (", normalize_y undone" if scale != 1.0 else "") + ")")
+    return FittedGP(Posterior(gp.kernel_, gp.X_train_, gp.L_, scale), gp, gp, {}, what)
+
+
+def _check_gpc(gpc):
+
+    if not hasattr(gpc, "base_estimator_"):
+        raise ValueError("gp is not fitted: call gp.fit(X, y) first")
+    if len(gpc.classes_) != 2:
+        raise ValueError(
+            f"explain_gp explains a binary GaussianProcessClassifier (one latent function); this one "
+            f"has {len(gpc.classes_)} classes, each with its own one-vs-rest latent GP. Fit a binary "
+            "classifier per class of interest (y == c), or use kx.explain(gp, X, output='latent') "
+            "for the posterior-mean values of every class."
+        )
+    base = gpc.base_estimator_
+    post = Posterior(base.kernel_, base.X_train_, base.L_, 1.0,
+                      row_scale=np.asarray(base.W_sr_, dtype=float))
+    what = ("Laplace-approximate posterior covariance A C A^T of the Shapley values of the latent "
+            f"function (the log-odds of class {class_label(gpc.classes_[1])!r}): C = k - k_X W^(1/2) B^(-1) "
+            "W^(1/2) k_X, as scikit-learn's predict_proba uses it")
+    return FittedGP(post, gpc, latent_regressor(gpc, base), {"output": "latent"}, what)
+
+
+class Posterior:
+    """Prior or posterior covariance of the latent f of a GP.
+
+    ``c(Z1, Z2) = scale^2 [k(Z1, Z2) - k(Z1, X) (K + alpha I)^{-1} k(X, Z2)]``
+    with ``k`` evaluated as ``kernel(Z1, Z2)`` (scikit-learn): a
+    ``WhiteKernel`` gives 0 between two sets of points, so it is the latent
+    function's covariance (no observation noise), and ``scale`` undoes
+    ``normalize_y``. Without training data (``L=None``) it is the prior.
+    For a binary Laplace classifier ``(K + alpha I)^{-1}`` becomes
+    ``W^{1/2} B^{-1} W^{1/2}`` with ``L`` the Cholesky factor of ``B`` and
+    ``row_scale = W^{1/2}`` (GPML Algorithm 3.2).
+    """
+
+    def __init__(self, kernel, X_train=None, L=None, scale=1.0, row_scale=None):
+        self.kernel = kernel
+        self.X_train = None if X_train is None else np.asarray(X_train, dtype=float)
+        self.L = None if L is None else np.asarray(L)
+        self.scale2 = float(scale) ** 2
+        self.row_scale = None if row_scale is None else np.asarray(row_scale, dtype=float)
+
+    def solve(self, KX):
+        """L^{-1} R KX for KX (n_train, k) with R the row scaling (identity for a regressor)."""
+        if self.row_scale is not None:
+            KX = self.row_scale[:, None] * KX
+        return solve_triangular(self.L, KX, lower=True, check_finite=False)
+
+    @property
+    def n_train(self):
+        return 0 if self.L is None else self.X_train.shape[0]
+
+    def whitened(self, Z):
+        """L^{-1} k(X_train, Z), shape (n_train, len(Z))."""
+        if self.L is None:
+            return np.zeros((0, len(Z)))
+        return self.solve(self.kernel(self.X_train, Z))
+
+
+def efficiency_variance(post, x, B) -> tuple[float, float]:
+    """Var(f(x) - mean_b f(b)) computed directly, and the scale of its terms."""
+    P = np.vstack([x[None, :], B])
+    a = np.concatenate([[1.0], np.full(B.shape[0], -1.0 / B.shape[0])])
+    K = post.kernel(P, P)
+    G = post.whitened(P)
+    var = post.scale2 * (a @ K @ a - np.sum((G @ a) ** 2))
+    size = post.scale2 * (np.abs(a) @ np.abs(K) @ np.abs(a) + np.sum((np.abs(G) @ np.abs(a)) ** 2))
+    return var, size
+
+
+def check_rows(X, d, what="X", *, model=None, sample=None) -> np.ndarray:
+    """Points (n, d) a GP explanation is taken at, as a float array.
+
+    A DataFrame must have the columns ``model`` was fitted with (or, for an
+    unnamed model, those of ``sample``, the background) in that order
+    (:func:`kernelxai._validation.check_columns`, as ``kx.explain``).
+    """
+    check_columns(X, what, model=model, sample=sample)
+    Xa = as_real_array(X, what) if not hasattr(X, "columns") else np.asarray(X, dtype=float)
+    if Xa.ndim == 1 and Xa.shape[0] == d:
+        Xa = Xa[None, :]
+    if Xa.ndim != 2 or Xa.shape[1] != d:
+        raise ValueError(
+            f"{what} must have shape (n, {d}) (the GP was fitted on {d} features); got shape {np.shape(X)}"
+        )
+    if not np.isfinite(Xa).all():
+        raise ValueError(f"{what} contains NaN or inf; explain finite points only")
+    return Xa
+
+
+def gp_background(background, default, d, *, model=None) -> np.ndarray:
+    """The background rows (m, d), defaulting to ``default`` (the training inputs).
+
+    A DataFrame must have the columns ``model`` was fitted with, in that order
+    (:func:`kernelxai._validation.check_columns`, as ``kx.explain``).
+    """
+    check_columns(background, "background", model=model)
+    B = default if background is None else np.asarray(background, dtype=float)
+    if B.ndim != 2 or B.shape[1] != d or B.shape[0] == 0:
+        raise ValueError(
+            f"background must have shape (m, {d}) with m >= 1; got shape {np.shape(background)}"
+        )
+    if not np.isfinite(B).all():
+        raise ValueError("background contains NaN or inf")
+    return B

@@ -1,0 +1,163 @@
+"""The one door from what the user passed to what the value functions take.
+
+Takes a model as the user passed it (a KernelExpansion, one of kernelxai's
+estimators, a fitted scikit-learn model or pipeline, any object with
+``predict``, a plain callable) and ``output=``. Hands on an :class:`Intake`:
+per output of the model one :class:`Target` -- its exact kernel expansion
+(converted once, by :func:`kernelxai.models.convert.as_expansion`), or the
+function to call for it with the reason it is explained through model calls --
+and the output plan that stacks the per-output explanations. ``kx.explain``
+and ``kx.explain_interactions`` (through :func:`kernelxai.explainers.explain.build_game`)
+take models through here; nothing downhill converts a model again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..models.convert import as_expansion, output_plan
+
+if TYPE_CHECKING:
+    from ..models.convert import OutputPlan
+    from ..models.expansion import KernelExpansion
+
+__all__ = ["Target", "Intake", "intake", "as_target", "why_not_a_kernel_model"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One output of a model, as the value functions take it.
+
+    Attributes
+    ----------
+    name : str or None
+        The output's name on the Explanation's outputs axis (None: the model's only output).
+    model : object
+        What was converted (the user's model, or one output of it).
+    expansion : KernelExpansion or None
+        The exact kernel expansion, or None when the output is explained through model calls.
+    why_not : str or None
+        Why there is no kernel expansion (the reason ``meta["route"]`` reports), else None.
+    call : object or None
+        What the model-call value functions call (an object with ``predict``, or a
+        callable): a classifier is called through its ``decision_function``
+        (its ``predict`` gives labels). None when ``expansion`` is given.
+    model_output : str or None
+        ``"decision_function"`` when ``call`` is a classifier's decision function.
+    """
+
+    name: str | None
+    model: Any
+    expansion: KernelExpansion | None
+    why_not: str | None = None
+    call: Any = None
+    model_output: str | None = None
+
+    @property
+    def is_exact(self) -> bool:
+        """Whether the output is a kernel expansion (else it is explained through model calls)."""
+        return self.expansion is not None
+
+
+@dataclass(frozen=True)
+class Intake:
+    """What :func:`intake` hands on: the targets of one call and, for several or chosen outputs, their plan.
+
+    Attributes
+    ----------
+    targets : tuple of Target
+    plan : OutputPlan or None
+        None when the model is explained as it is (one target); otherwise the
+        plan whose :meth:`~kernelxai.models.convert.plans.OutputPlan.finish`
+        turns the per-target explanations into one.
+    """
+
+    targets: tuple
+    plan: OutputPlan | None = None
+
+
+def intake(model: Any, output: str | None = None) -> Intake:
+    """Turn ``(model, output=)`` into the targets the value functions take.
+
+    Parameters
+    ----------
+    model : object
+        Anything ``kx.explain`` takes.
+    output : str or None
+        One of :data:`kernelxai.models.convert.OUTPUTS`, or None for the model's default.
+
+    Returns
+    -------
+    Intake
+
+    Raises
+    ------
+    ValueError
+        ``output`` is not an output of this model (the message lists the ones it has).
+    """
+    plan = output_plan(model, output)
+    if plan is None:
+        return Intake((as_target(model),))
+    return Intake(tuple(as_target(target, name) for name, target in plan.targets), plan)
+
+
+def as_target(model: Any, name: str | None = None) -> Target:
+    """One model (or one output of it) as a :class:`Target`: its kernel expansion, else what to call.
+
+    Parameters
+    ----------
+    model : object
+    name : str, optional
+        The output's name.
+
+    Returns
+    -------
+    Target
+    """
+    try:
+        expansion = as_expansion(model)
+    except TypeError as err:  # not a kernel model kernelxai converts: explained through model calls
+        call, model_output = _call_of(model)
+        return Target(name, model, None, why_not_a_kernel_model(model, err), call, model_output)
+    return Target(name, model, expansion)
+
+
+def why_not_a_kernel_model(model: Any, err: Exception) -> str:
+    """Why ``model`` is not converted to a kernel expansion: the conversion's reason, shortened."""
+    module = type(model).__module__ or ""
+    if not module.startswith(("sklearn.", "kernelxai.")) and callable(model) \
+            and not hasattr(model, "predict"):
+        return "a plain callable is not a kernel model kernelxai can convert"
+    reason = str(err).split("; supported models")[0].split("; folded exactly")[0]
+    if reason.startswith("cannot explain a "):
+        return f"a {type(model).__name__} is not a kernel model kernelxai converts exactly"
+    return reason
+
+
+class _DecisionFunction:
+    """A classifier seen through its decision function, for the model-call value functions."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        for attr in ("feature_names_in_", "n_features_in_"):
+            if hasattr(model, attr):
+                setattr(self, attr, getattr(model, attr))
+
+    def predict(self, X: Any) -> Any:
+        return self.model.decision_function(X)
+
+
+def _call_of(model: Any) -> tuple[Any, str | None]:
+    """(what to call, model output): a classifier through ``decision_function`` when it has one."""
+    if not callable(model) and not callable(getattr(model, "predict", None)):
+        return model, None  # refused by the value function step, with its message
+    from sklearn.base import is_classifier
+
+    try:
+        classifier = is_classifier(model)
+    except AttributeError:  # not a scikit-learn estimator
+        classifier = False
+    if classifier and callable(getattr(model, "decision_function", None)):
+        return _DecisionFunction(model), "decision_function"
+    return model, None
