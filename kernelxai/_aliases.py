@@ -13,6 +13,10 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 #: old module path -> the module that holds its code now
 OLD_PATHS = {
@@ -41,7 +45,7 @@ class _Alias(importlib.abc.Loader):
     def __init__(self, target: str) -> None:
         self.target = target
 
-    def create_module(self, spec):  # noqa: ANN001, ANN201
+    def create_module(self, spec) -> ModuleType:  # noqa: ANN001
         module = importlib.import_module(self.target)
         self.own_spec = module.__spec__
         return module
@@ -52,7 +56,7 @@ class _Alias(importlib.abc.Loader):
 
 
 class _OldPaths(importlib.abc.MetaPathFinder):
-    def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001, ANN201
+    def find_spec(self, fullname, path=None, target=None) -> importlib.machinery.ModuleSpec | None:  # noqa: ANN001
         new = OLD_PATHS.get(fullname)
         if new is None:
             return None

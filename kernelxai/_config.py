@@ -30,6 +30,10 @@ from __future__ import annotations
 import contextlib
 import numbers
 import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["get_config", "set_config", "config_context", "working_elements", "progress_enabled"]
 
@@ -73,12 +77,12 @@ def _check(key, value):
     return float(value)
 
 
-def get_config():
+def get_config() -> dict[str, Any]:
     """The settings in force in this thread (a copy)."""
     return dict(_current())
 
 
-def set_config(**settings):
+def set_config(**settings) -> None:
     """Change settings for this thread and for threads started afterwards."""
     checked = {k: _check(k, v) for k, v in settings.items()}
     _global.update(checked)
@@ -86,7 +90,7 @@ def set_config(**settings):
 
 
 @contextlib.contextmanager
-def config_context(**settings):
+def config_context(**settings) -> Iterator[dict[str, Any]]:
     """Settings for the duration of a ``with`` block (this thread only).
 
     Examples
@@ -107,12 +111,12 @@ def config_context(**settings):
         config.update(saved)
 
 
-def working_elements(share=1):
+def working_elements(share=1) -> int:
     """float64 elements one block may hold: ``max_memory // 8 // share``."""
     return max(1, _current()["max_memory"] // 8 // int(share))
 
 
-def progress_enabled(progress=None):
+def progress_enabled(progress=None) -> bool:
     """Resolve a ``progress`` argument: True/False as given, None from the config.
 
     ``kx.shapley_values`` sets the config's "auto" to True or False for the

@@ -9,7 +9,7 @@ import numpy as np
 __all__ = ["cholesky_jitter"]
 
 
-def cholesky_jitter(A, what="the matrix", advice="increase the regularisation", max_tries=10):
+def cholesky_jitter(A, what="the matrix", advice="increase the regularisation", max_tries=10) -> np.ndarray:
     """Lower Cholesky factors of a (batch of) symmetric positive-definite matrices.
 
     A matrix whose factorisation fails (or gives non-finite factors) gets

@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from typing import TYPE_CHECKING
 
 import threadpoolctl
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["single_threaded_blas"]
 
@@ -47,7 +51,7 @@ def _release_control():
 
 
 @contextlib.contextmanager
-def single_threaded_blas(enabled=True):
+def single_threaded_blas(enabled=True) -> Iterator[None]:
     """Limit BLAS (and OpenMP) thread pools to one thread for the ``with`` block.
 
     Parameters

@@ -8,6 +8,7 @@ what is accepted.
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,7 @@ def _holds_complex(arr):
     return False
 
 
-def as_real_array(x, name):
+def as_real_array(x, name) -> np.ndarray:
     """``np.asarray(x, dtype=float)`` for user input, refusing complex numbers.
 
     numpy casts complex to float by dropping the imaginary part (with only a
@@ -80,7 +81,7 @@ def as_real_array(x, name):
         raise ValueError(f"{name} must be numeric; could not convert it to float ({exc})") from None
 
 
-def feature_names_of(X):
+def feature_names_of(X) -> list[str] | None:
     """Column names of a pandas DataFrame (as strings), else None."""
     columns = getattr(X, "columns", None)
     if columns is None:
@@ -88,7 +89,7 @@ def feature_names_of(X):
     return [str(c) for c in columns]
 
 
-def default_feature_names(d):
+def default_feature_names(d) -> list[str]:
     """The names kernelxai gives unnamed features: ``["x0", "x1", ...]``."""
     return [f"x{j}" for j in range(int(d))]
 
@@ -108,7 +109,7 @@ def _string_columns(X):
     return columns
 
 
-def feature_names_in(obj):
+def feature_names_in(obj) -> list[str] | None:
     """The real feature names of a model or a data set, or None when it has none.
 
     Parameters
@@ -135,7 +136,7 @@ def feature_names_in(obj):
     return _string_columns(obj)
 
 
-def check_feature_names(X, expected, name="X", *, reference="the model was fitted with"):
+def check_feature_names(X, expected, name="X", *, reference="the model was fitted with") -> None:
     """Refuse a DataFrame whose columns differ in names or order from ``expected``.
 
     The check scikit-learn makes on ``predict``: a DataFrame whose columns are
@@ -244,7 +245,7 @@ def check_columns(X, name="X", *, model=None, sample=None, sample_name="the back
         check_feature_names(X, _string_columns(sample), name, reference=f"{sample_name} has")
 
 
-def check_matrix(X, name="X", *, n_features=None, min_rows=1, allow_1d=False):
+def check_matrix(X, name="X", *, n_features=None, min_rows=1, allow_1d=False) -> np.ndarray:
     """Validate a 2-D float array (pandas accepted); return ``float64`` ndarray.
 
     Parameters
@@ -279,7 +280,7 @@ def check_matrix(X, name="X", *, n_features=None, min_rows=1, allow_1d=False):
     return arr
 
 
-def check_finite(arr, name):
+def check_finite(arr, name) -> np.ndarray:
     """Raise ValueError if ``arr`` holds NaN or inf, saying where."""
     arr = np.asarray(arr)
     if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
@@ -293,14 +294,14 @@ def check_finite(arr, name):
     return arr
 
 
-def check_level(level):
+def check_level(level) -> float:
     """Validate a confidence / credibility level in (0, 1)."""
     if not isinstance(level, numbers.Real) or not (0.0 < float(level) < 1.0):
         raise ValueError(f"level must be a number strictly between 0 and 1; got {level!r}")
     return float(level)
 
 
-def check_positive_int(value, name, minimum=1):
+def check_positive_int(value, name, minimum=1) -> int:
     """Validate an integer >= minimum."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
@@ -309,7 +310,7 @@ def check_positive_int(value, name, minimum=1):
     return int(value)
 
 
-def check_choice(value, name, choices):
+def check_choice(value, name, choices) -> Any:
     """Validate that ``value`` is one of ``choices``."""
     if value not in choices:
         accepted = ", ".join(repr(c) for c in choices)

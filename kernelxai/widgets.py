@@ -28,6 +28,7 @@ from __future__ import annotations
 import html
 import io
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from .explainers.explain import explain
 from .explainers.gp_shap import explain_gp
 from .explanation import Explanation
 from .values import registered
+
+if TYPE_CHECKING:
+    import ipywidgets
 
 __all__ = ["ExplanationExplorer", "ParameterExplorer", "explore", "gp_explorer", "interact",
            "show_figures"]
@@ -51,13 +55,13 @@ def _estimator(method):
         return None
 
 
-def uses_budget(method):
+def uses_budget(method) -> bool:
     """Whether ``method`` is a sampled estimator that takes ``budget=`` (and ``seed=``)."""
     estimator = _estimator(method)
     return estimator is not None and not estimator.exact
 
 
-def min_budget(method, n_players):
+def min_budget(method, n_players) -> int | None:
     """The registry's smallest sensible budget of ``method`` for ``n_players``; None if it has none."""
     estimator = _estimator(method)
     return None if estimator is None else estimator.min_budget(int(n_players))
@@ -77,7 +81,7 @@ def _png(fig):
     return Image(data=buffer.getvalue(), format="png")
 
 
-def show_figures(output, draw):
+def show_figures(output, draw) -> Any:
     """Call ``draw()`` and put the figures it created into ``output`` (replacing its contents).
 
     A return value that is not a matplotlib object (a DataFrame, say) is shown
@@ -101,7 +105,7 @@ def show_figures(output, draw):
     return result
 
 
-def interact(function, **controls):
+def interact(function, **controls) -> ipywidgets.VBox:
     """Like ``ipywidgets.interact``: a control per keyword, ``function`` redrawn on change.
 
     Controls are given as ipywidgets accepts them for ``interact`` (a widget, a
@@ -205,14 +209,14 @@ class ExplanationExplorer:
         self.render()
 
     # ------------------------------------------------------------------ logic
-    def settings(self):
+    def settings(self) -> dict[str, Any]:
         method = self.method.value
         sampled = uses_budget(method)
         return {"value": self.value.value, "method": method,
                 "budget": int(self.budget.value) if sampled else None,
                 "seed": int(self.seed.value) if sampled else None}
 
-    def check(self, settings):
+    def check(self, settings) -> None:
         """Raise ValueError with a readable message if the settings cannot work."""
         method, budget = settings["method"], settings["budget"]
         if budget is not None:
@@ -223,7 +227,7 @@ class ExplanationExplorer:
                     f"{self.n_players} players: use at least {minimum}"
                 )
 
-    def explanation(self):
+    def explanation(self) -> Explanation:
         """The Explanation for the current settings (cached)."""
         settings = self.settings()
         self.check(settings)
@@ -232,7 +236,7 @@ class ExplanationExplorer:
     def _on_change(self, change):
         self.render()
 
-    def render(self):
+    def render(self) -> Explanation | None:
         try:
             self.status.value = _message("computing ...", "info")
             expl = self.explanation()
@@ -262,7 +266,7 @@ class ExplanationExplorer:
         fig.tight_layout()
 
     @staticmethod
-    def _describe(expl):
+    def _describe(expl) -> str:
         meta = expl.meta
         parts = [f"value function: {meta.get('value_function', '?')}", f"method: {meta.get('method', '?')}"]
         if meta.get("budget"):
@@ -279,7 +283,7 @@ class ExplanationExplorer:
 
 def explore(model, X, *, background=None, values=("interventional", "observational"),
             methods=("auto", "exact", "kernel", "permutation"), budget=200, seed=0,
-            value_options=None, **explorer_options):
+            value_options=None, **explorer_options) -> ExplanationExplorer:
     """An :class:`ExplanationExplorer` for a kernel model and points ``X``.
 
     Each choice calls :func:`kernelxai.explain` once for all rows of ``X`` and
@@ -348,11 +352,11 @@ class ParameterExplorer:
                 self.result(option)
         self.render()
 
-    def result(self, value=None):
+    def result(self, value=None) -> Any:
         """The (cached) result for ``value`` (default: the slider's value)."""
         return self._compute(value=self.slider.value if value is None else value)
 
-    def render(self):
+    def render(self) -> Any:
         try:
             result = self.result()
         except ValueError as exc:
@@ -370,7 +374,7 @@ class ParameterExplorer:
 
 
 def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2, 1e-1, 0.5),
-                feature_names=None):
+                feature_names=None) -> ipywidgets.VBox:
     """Stochastic Shapley values of a GP at one point, as the noise level moves.
 
     Fits ``GaussianProcessRegressor(kernel, alpha=noise, normalize_y=True,

@@ -15,12 +15,16 @@ substitutes another data set.
 from __future__ import annotations
 
 import socket
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validation import check_positive_int, check_rng
 from .real import DatasetUnavailable, data_home
 from .real import load as load_real
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "linear_regression",
@@ -36,7 +40,7 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 # §5.1, Experiment 1: exact vs regression estimates
 # --------------------------------------------------------------------------- #
-def linear_regression(n=1000, d=10, noise=0.1, seed=None):
+def linear_regression(n=1000, d=10, noise=0.1, seed=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """PKeX Exp. 1: X ~ N(0, I_d), y = X beta + N(0, noise^2).
 
     The paper does not give beta; here beta_j ~ N(0, 1), drawn from the same
@@ -63,7 +67,8 @@ def linear_regression(n=1000, d=10, noise=0.1, seed=None):
 TARGETS = ("poly5", "poly10", "sqexp")
 
 
-def active_features(n=1000, d=50, n_active=17, target="poly5", seed=None):
+def active_features(n=1000, d=50, n_active=17, target="poly5",
+                    seed=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """PKeX Exp. 2: only the first ``n_active`` of ``d`` features drive the target.
 
     The paper names the targets (a degree-5 polynomial, a degree-10 polynomial
@@ -105,7 +110,7 @@ def active_features(n=1000, d=50, n_active=17, target="poly5", seed=None):
 # §5.2 and App. H.3: attributing MMD
 # --------------------------------------------------------------------------- #
 def two_sample(n=1000, m=1000, d_same=10, d_diff=10, df=3.0, match_covariance=False,
-               equal=False, seed=None):
+               equal=False, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """PKeX §5.2: two samples whose first ``d_same`` features share a distribution.
 
     X: all features N(0, 1), independent. Z: the first ``d_same`` features
@@ -142,7 +147,7 @@ def two_sample(n=1000, m=1000, d_same=10, d_diff=10, df=3.0, match_covariance=Fa
     return X, Z
 
 
-def diabetes_by_sex():
+def diabetes_by_sex() -> tuple[pd.DataFrame, pd.DataFrame]:
     """The diabetes data (scikit-learn's copy) split by sex, sex dropped (PKeX App. H.3).
 
     Returns
@@ -191,7 +196,7 @@ def _reachable(host, port=443, timeout=3.0):
         return False
 
 
-def load_selection_data(name):
+def load_selection_data(name) -> tuple[pd.DataFrame, pd.Series, str]:
     """One data set of the HSIC feature-selection study (PKeX §5.3, Table 1).
 
     Parameters

@@ -49,7 +49,7 @@ class Dataset:
     categorical: list = field(default_factory=list)
 
     @property
-    def feature_names(self):
+    def feature_names(self) -> list[str]:
         return [str(c) for c in self.X.columns]
 
     def __repr__(self):
@@ -77,12 +77,12 @@ REMOTE = {
 _HOSTS = {"openml": "www.openml.org", "sklearn": "ndownloader.figshare.com"}
 
 
-def available():
+def available() -> list[str]:
     """Names :func:`load` accepts."""
     return sorted(BUNDLED) + sorted(REMOTE)
 
 
-def data_home(path=None):
+def data_home(path=None) -> Path:
     """The cache directory: ``path``, else ``$KERNELXAI_DATA``, else ``~/.cache/kernelxai``."""
     path = path or os.environ.get("KERNELXAI_DATA") or Path.home() / ".cache" / "kernelxai"
     return Path(path)
@@ -99,7 +99,7 @@ def _reachable(host, timeout=3.0):
         socket.setdefaulttimeout(None)
 
 
-def load(name, *, data_home_path=None, download=True):
+def load(name, *, data_home_path=None, download=True) -> Dataset:
     """Load a data set by name (see :func:`available`).
 
     Parameters
@@ -187,7 +187,7 @@ def _from_frame(name, frame, target, task, source, notes):
     return Dataset(name, X, frame[target], task, source, notes, categorical)
 
 
-def numeric_design(ds, *, dropna=True):
+def numeric_design(ds, *, dropna=True) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Features as floats: categorical columns ordinal-coded, rows with missing values dropped.
 
     Returns

@@ -32,7 +32,7 @@ def _check_b_v(b, v):
     return float(b), float(v)
 
 
-def banana(n=3000, b=1.0, v=10.0, *, noise=0.0, seed=None):
+def banana(n=3000, b=1.0, v=10.0, *, noise=0.0, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """Sample the Banana distribution and the regression target.
 
     Z ~ N(0, diag(v, 1)); X1 = Z1, X2 = (Z1^2 - v)/b + Z2;
@@ -68,14 +68,14 @@ def banana(n=3000, b=1.0, v=10.0, *, noise=0.0, seed=None):
     return X, y
 
 
-def banana_function(X, b, v=10.0):
+def banana_function(X, b, v=10.0) -> np.ndarray:
     """f(x) = (x1^2 - v)/b + x2, the Banana regression function."""
     b, v = _check_b_v(b, v)
     X = check_matrix(X, "X", n_features=2, allow_1d=True)
     return (X[:, 0] ** 2 - v) / b + X[:, 1]
 
 
-def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elements=2**22):
+def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elements=2**22) -> np.ndarray:
     """E[U | X2 = x2] with U = (Z1^2 - v)/b, by composite Gauss-Legendre quadrature.
 
     X2 = U + Z2 with Z2 ~ N(0, 1) independent of Z1 ~ N(0, v), so
@@ -126,7 +126,7 @@ def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elemen
     return out.reshape(x2.shape)
 
 
-def banana_shapley(X, b, v=10.0, kind="interventional"):
+def banana_shapley(X, b, v=10.0, kind="interventional") -> np.ndarray:
     """Ground-truth Shapley values of f on the Banana distribution.
 
     With U = (x1^2 - v)/b:
@@ -152,7 +152,8 @@ def banana_shapley(X, b, v=10.0, kind="interventional"):
     return np.column_stack([(3 * U - cond) / 2, (2 * x2 + cond - U) / 2])
 
 
-def correlated_gaussian(n=3000, *, rho=0.9, beta=(1.0, 2.0, 3.0, 4.0, 10.0), noise=0.0, seed=None):
+def correlated_gaussian(n=3000, *, rho=0.9, beta=(1.0, 2.0, 3.0, 4.0, 10.0), noise=0.0,
+                        seed=None) -> tuple[np.ndarray, np.ndarray]:
     """The Gaussian design of RKHS-SHAP Exp. 3 and 4.
 
     X ~ N(0, Sigma) with Sigma_ii = 1 and Sigma_45 = Sigma_54 = rho (features 4
@@ -180,7 +181,7 @@ def correlated_gaussian(n=3000, *, rho=0.9, beta=(1.0, 2.0, 3.0, 4.0, 10.0), noi
     return X, y
 
 
-def shift_feature(X, sigma, feature=4, seed=None):
+def shift_feature(X, sigma, feature=4, seed=None) -> np.ndarray:
     """X with N(0, sigma^2) noise added to one column (Exp. 3's test-time shift of X5)."""
     X = check_matrix(X, "X").copy()
     if not 0 <= feature < X.shape[1]:

@@ -23,10 +23,15 @@ closed forms, used as ground truth:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._validation import check_matrix, check_positive_int, check_rng
 from ..games import TabularGame
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["thesis_sample", "thesis_model", "thesis_game", "FEATURES"]
 
@@ -40,7 +45,7 @@ def _check_alpha(alpha):
     return alpha
 
 
-def thesis_sample(n, alpha, seed=None):
+def thesis_sample(n, alpha, seed=None) -> np.ndarray:
     """n draws of X ~ N(0, [[1, alpha], [alpha, 1]]) (thesis ch. 3), shape (n, 2)."""
     n = check_positive_int(n, "n")
     alpha = _check_alpha(alpha)
@@ -49,7 +54,7 @@ def thesis_sample(n, alpha, seed=None):
     return np.column_stack([z[:, 0], alpha * z[:, 0] + np.sqrt(1 - alpha**2) * z[:, 1]])
 
 
-def thesis_model(beta, gamma):
+def thesis_model(beta, gamma) -> Callable[[np.ndarray], np.ndarray]:
     """f(x) = (1 - beta)(x1 + x2) + beta x1 x2 + gamma (x1^2 + x2^2) as a function of X (m, 2)."""
     beta, gamma = float(beta), float(gamma)
     if not (np.isfinite(beta) and np.isfinite(gamma)):
@@ -64,7 +69,7 @@ def thesis_model(beta, gamma):
     return f
 
 
-def thesis_game(x, alpha, beta, gamma, value="interventional"):
+def thesis_game(x, alpha, beta, gamma, value="interventional") -> TabularGame:
     """The exact (population) game of the thesis design at the rows of x.
 
     Parameters

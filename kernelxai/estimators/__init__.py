@@ -54,7 +54,7 @@ __all__ = ["Estimator", "EstimatorResult", "Option", "Cost", "register", "get_es
            "CostLimitError", "COMMON_OPTIONS", "t_interval", "choose"]
 
 
-def choose(game, options=None):
+def choose(game, options=None) -> tuple[Estimator, str]:
     """The estimator ``method="auto"`` picks for ``game``, and why.
 
     Among the exact estimators that apply to the game and may be chosen

@@ -27,7 +27,7 @@ __all__ = ["BayesSHAP", "BayesPosterior", "bayes_linear_posterior", "coalition_s
 MAX_FORECAST = 2**53
 
 
-def coalition_second_moment(d):
+def coalition_second_moment(d) -> np.ndarray:
     """M = E[z z^T] for coalitions z drawn from the Shapley kernel (sizes 1..d-1).
 
     The diagonal is E[s]/d = 1/2, every off-diagonal entry E[s(s-1)]/(d(d-1)).
@@ -61,11 +61,11 @@ class BayesPosterior:
         self.mean, self.V, self.s2, self.dof, self.n_obs = mean, V, s2, dof, n_obs
 
     @property
-    def scale(self):
+    def scale(self) -> np.ndarray:
         """Scale sqrt(s2 V_jj) of each coefficient's Student-t marginal, shape (p, n)."""
         return np.sqrt(np.maximum(np.diag(self.V), 0.0)[:, None] * self.s2[None, :])
 
-    def interval(self, level=0.95):
+    def interval(self, level=0.95) -> tuple[np.ndarray, np.ndarray]:
         """Equal-tailed credible interval of each coefficient at ``level``: (lower, upper), (p, n)."""
         from scipy import stats  # deferred: scipy.stats takes ~0.5 s to import
 
@@ -75,7 +75,7 @@ class BayesPosterior:
 
 
 def bayes_linear_posterior(Z, y, weights=None, prior_precision=None, *, constraint=None,
-                           prior_dof=0.0, prior_scale=0.0):
+                           prior_dof=0.0, prior_scale=0.0) -> BayesPosterior:
     """Conjugate posterior of y | Z, phi, sigma^2 ~ N(Z phi, sigma^2 / w) (Slack et al. 2020; thesis §2.3.3).
 
     Prior phi | sigma^2 ~ N(0, sigma^2 Lambda0^{-1}) and
@@ -166,7 +166,7 @@ def _leverage(z, V):
     return np.einsum("ni,ij,nj->n", zf, V, zf)
 
 
-def perturbations_to_go(widths, target_width, n_current):
+def perturbations_to_go(widths, target_width, n_current) -> np.ndarray | np.int64:
     """Extra coalitions needed to shrink every interval to ``target_width``.
 
     ``widths`` has shape (d,) or (d, n) (players first); the result is an int
@@ -244,7 +244,7 @@ class BayesSHAP(Estimator):
     def _from_alias(self, old, value):
         return self._alias_int(old, value, 1) + 2
 
-    def min_budget(self, n_players):
+    def min_budget(self, n_players) -> int:
         return 2 * n_players + 2
 
     def _n_first(self, game, options):
@@ -253,7 +253,7 @@ class BayesSHAP(Estimator):
             return options["budget"] - 2
         return 2 * d + 2048 if options["target_width"] is None else max(4 * d, 64)
 
-    def cost(self, game, options):
+    def cost(self, game, options) -> Cost:
         d, n = game.n_players, game.n_instances or 1
         if options["coalitions"] is not None:
             N = len(options["coalitions"])
@@ -266,7 +266,7 @@ class BayesSHAP(Estimator):
         flops = game.evaluation_flops(N + 2) + rounds * (2.0 * N * d * d + N * n * d)
         return Cost(flops, 8.0 * N * (n + d), N + 2, f"up to {N} coalitions x {n} instance(s)")
 
-    def run(self, game, rng, options):
+    def run(self, game, rng, options) -> EstimatorResult:
         d = game.n_players
         level = options["level"]
         v_empty = as_instances(game.empty_value, game)

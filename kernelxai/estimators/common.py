@@ -8,27 +8,31 @@ to the estimators here and to the entry points above them.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._config import progress_enabled, working_elements
 from .._validation import check_level
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 __all__ = ["as_instances", "evaluate_blocks", "t_interval", "block_elements", "progress_bar"]
 
 
-def as_instances(worths, game):
+def as_instances(worths, game) -> np.ndarray:
     """Worths of one coalition as an array (n,) (n = 1 for a single game)."""
     return np.atleast_1d(np.asarray(worths, dtype=float)).reshape(game.n_instances or 1)
 
 
-def block_elements(max_elements):
+def block_elements(max_elements) -> int:
     """The block budget in float64 elements: the option if given, else from the config."""
     return working_elements() if max_elements is None else int(max_elements)
 
 
 @contextlib.contextmanager
-def progress_bar(total, desc, unit, progress=None):
+def progress_bar(total, desc, unit, progress=None) -> Iterator[Any]:
     """A tqdm.auto bar when progress is on, else a do-nothing stand-in."""
     if not progress_enabled(progress):
         yield _NoBar()
@@ -47,7 +51,7 @@ class _NoBar:
         pass
 
 
-def evaluate_blocks(game, coalitions, max_elements=None, progress=None, desc="coalitions"):
+def evaluate_blocks(game, coalitions, max_elements=None, progress=None, desc="coalitions") -> np.ndarray:
     """Evaluate ``game`` on many coalitions in blocks; returns (m, n)."""
     n = game.n_instances or 1
     max_elements = block_elements(max_elements)
@@ -61,7 +65,8 @@ def evaluate_blocks(game, coalitions, max_elements=None, progress=None, desc="co
     return out
 
 
-def t_interval(samples, level=0.95, axis=0):
+def t_interval(samples, level=0.95, axis=0) -> tuple[np.ndarray | float, np.ndarray | float,
+                                                     np.ndarray | float, np.ndarray | float]:
     """Mean, standard error (sd/sqrt(K), ddof 1) and t-interval over ``axis``.
 
     Valid for i.i.d. unbiased per-sample estimates (permutation samples,

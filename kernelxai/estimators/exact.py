@@ -29,17 +29,17 @@ class Exact(Estimator):
     auto = True
     description = "enumeration of all 2**d coalitions"
 
-    def why_not(self, game):
+    def why_not(self, game) -> str | None:
         reason = super().why_not(game)
         if reason is None and game.n_players > MAX_ENUMERATION_PLAYERS:
             return (f"it enumerates 2**{game.n_players} coalitions, more than the limit of "
                     f"2**{MAX_ENUMERATION_PLAYERS}")
         return reason
 
-    def auto_eligible(self, game):
+    def auto_eligible(self, game) -> bool:
         return game.n_players <= AUTO_MAX_PLAYERS
 
-    def cost(self, game, options):
+    def cost(self, game, options) -> Cost:
         d, n = game.n_players, game.n_instances or 1
         m = 2.0**d
         flops = game.evaluation_flops(2**d) + 2.0 * m * n * d
@@ -47,11 +47,11 @@ class Exact(Estimator):
         memory = 8.0 * min(m, step) * (n + d)
         return Cost(flops, memory, 2**d, f"2**{d} coalitions x {n} instance(s)")
 
-    def advice(self, game, options):
+    def advice(self, game, options) -> list[str]:
         return ["a sampled estimator (method='kernel' or 'permutation' with budget=...)",
                 "groups of features as players (groups=...), 2**groups coalitions instead of 2**d"]
 
-    def run(self, game, rng, options):
+    def run(self, game, rng, options) -> EstimatorResult:
         d = game.n_players
         n = game.n_instances or 1
         mu = shapley_weights(d)

@@ -10,6 +10,8 @@ quantile with K-1 dof.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .common import as_instances, block_elements, evaluate_blocks, progress_bar, t_interval
@@ -44,7 +46,7 @@ class Permutation(Estimator):
     def _from_alias(self, old, value):
         return ("orderings", self._alias_int(old, value, 2))
 
-    def resolve_options(self, options):
+    def resolve_options(self, options) -> dict[str, Any]:
         given = dict(options)
         orderings = None
         if "n_permutations" in given and "budget" not in given:
@@ -53,10 +55,10 @@ class Permutation(Estimator):
         out["orderings"] = orderings
         return out
 
-    def min_budget(self, n_players):
+    def min_budget(self, n_players) -> int:
         return 2 * max(n_players - 1, 1) + 2
 
-    def n_orderings(self, game, options):
+    def n_orderings(self, game, options) -> int:
         d = game.n_players
         if options.get("orderings") is not None:
             return options["orderings"]
@@ -67,17 +69,17 @@ class Permutation(Estimator):
             m -= 1 if m > 2 else -1
         return m
 
-    def cost(self, game, options):
+    def cost(self, game, options) -> Cost:
         d, n = game.n_players, game.n_instances or 1
         m = self.n_orderings(game, options)
         ev = m * (d - 1) + 2
         return Cost(game.evaluation_flops(ev) + 4.0 * m * n * d, 8.0 * m * n * d, ev,
                     f"{m} orderings x {d - 1} coalitions x {n} instance(s)")
 
-    def advice(self, game, options):
+    def advice(self, game, options) -> list[str]:
         return ["a smaller budget=...", "groups of features as players (groups=...)"]
 
-    def run(self, game, rng, options):
+    def run(self, game, rng, options) -> EstimatorResult:
         d = game.n_players
         n = game.n_instances or 1
         level = options["level"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import difflib
 import numbers
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class Option:
     doc: str = ""
     nullable: bool = False
 
-    def describe(self):
+    def describe(self) -> str:
         if self.kind == "int":
             return f"an integer >= {self.minimum if self.minimum is not None else 1}"
         if self.kind == "float":
@@ -80,7 +81,7 @@ class Option:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         return "any value"
 
-    def check(self, name, value, method):
+    def check(self, name, value, method) -> Any:
         if value is None and (self.default is None or self.nullable):
             return None
         ok = True
@@ -127,7 +128,7 @@ class Cost:
     detail: str = ""
 
     @property
-    def seconds(self):
+    def seconds(self) -> float:
         """Estimated seconds at ``kx.get_config()["flops_per_second"]``."""
         return float(self.flops) / get_config()["flops_per_second"]
 
@@ -138,7 +139,7 @@ class Cost:
                     "; ".join(x for x in (self.detail, other.detail) if x))
 
 
-def format_seconds(s):
+def format_seconds(s) -> str:
     """'0.4 s', '12 s', '3.1 min', '2.5 h', '4.0 days'."""
     if s < 10:
         return f"{s:.1g} s" if s < 1 else f"{s:.1f} s"
@@ -181,7 +182,7 @@ class EstimatorResult:
     meta: dict = field(default_factory=dict)
 
 
-def check_cost(flops, what, advice=()):
+def check_cost(flops, what, advice=()) -> bool:
     """The cost guard for work that is not an estimator (permutation tests, ...).
 
     Raises :class:`CostLimitError` when ``flops`` exceed ``max_cost`` seconds
@@ -222,7 +223,7 @@ class Estimator:
     option_aliases: dict = {}
 
     # ------------------------------------------------------------ applicability
-    def why_not(self, game):
+    def why_not(self, game) -> str | None:
         """None if the estimator applies to ``game``, else the reason (a sentence)."""
         if not isinstance(game, self.requires):
             return (f"it needs a {self.requires.__name__} ({self._requirement()}) and this game is a "
@@ -233,15 +234,15 @@ class Estimator:
         return (self.requires.__doc__ or "").strip().splitlines()[0].rstrip(".") if self.requires.__doc__ \
             else self.requires.__name__
 
-    def auto_eligible(self, game):
+    def auto_eligible(self, game) -> bool:
         """May ``method="auto"`` pick this estimator for ``game`` (besides applying to it)?"""
         return self.auto
 
     # ----------------------------------------------------------------- options
-    def accepted_options(self):
+    def accepted_options(self) -> dict[str, Option]:
         return {**COMMON_OPTIONS, **self.options}
 
-    def resolve_options(self, options):
+    def resolve_options(self, options) -> dict[str, Any]:
         """Validated options with defaults filled in; aliases mapped to their new names."""
         accepted = self.accepted_options()
         given = dict(options)
@@ -270,12 +271,12 @@ class Estimator:
                                      f"integer >= {minimum}")
         return int(value)
 
-    def option_names(self):
+    def option_names(self) -> list[str]:
         names = list(self.accepted_options())
         names += [f"{old} (old name of {new})" for old, new in self.option_aliases.items()]
         return names
 
-    def unknown_message(self, unknown, extra=""):
+    def unknown_message(self, unknown, extra="") -> str:
         names = list(self.accepted_options()) + list(self.option_aliases)
         hints = []
         for u in unknown:
@@ -287,19 +288,19 @@ class Estimator:
                 f"It accepts: {', '.join(self.option_names())}.{extra}"
                 + (" " + " ".join(hints) if hints else ""))
 
-    def min_budget(self, n_players):
+    def min_budget(self, n_players) -> int | None:
         """Smallest sensible ``budget`` (game evaluations) for ``n_players``; None if exact."""
         return None
 
     # -------------------------------------------------------------------- work
-    def cost(self, game, options):  # pragma: no cover - abstract
+    def cost(self, game, options) -> Cost:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def advice(self, game, options):
+    def advice(self, game, options) -> list[str]:
         """What would make this call cheaper (sentences), for the cost-ceiling message."""
         return []
 
-    def run(self, game, rng, options):  # pragma: no cover - abstract
+    def run(self, game, rng, options) -> EstimatorResult:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def __repr__(self):
@@ -314,7 +315,7 @@ _REGISTRY: dict[str, Estimator] = {}
 _ALIASES: dict[str, str] = {}
 
 
-def register(cls):
+def register(cls) -> type[Estimator]:
     """Class decorator: make ``cls`` available as ``method=cls.name`` (and its aliases)."""
     if not (isinstance(cls, type) and issubclass(cls, Estimator)):
         raise TypeError(f"register expects an Estimator subclass; got {cls!r}")
@@ -329,17 +330,17 @@ def register(cls):
     return cls
 
 
-def available_methods():
+def available_methods() -> list[str]:
     """Names accepted by ``kx.shapley_values(method=...)`` (aliases included), plus "auto"."""
     return sorted(set(_REGISTRY) | set(_ALIASES) | {"auto"})
 
 
-def estimators():
+def estimators() -> dict[str, Estimator]:
     """The registered estimators (one instance each), by name."""
     return dict(_REGISTRY)
 
 
-def get_estimator(name):
+def get_estimator(name) -> Estimator:
     """The estimator registered under ``name`` or one of its aliases."""
     if isinstance(name, Estimator):
         return name

@@ -19,6 +19,7 @@ all of that once, in one place:
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -43,7 +44,7 @@ __all__ = ["shapley_values", "available_methods", "applicable_methods", "estimat
            "t_interval"]
 
 
-def applicable_methods(game):
+def applicable_methods(game) -> list[str]:
     """Names of the registered methods that apply to ``game``."""
     return sorted(name for name, est in estimators().items() if est.why_not(game) is None)
 
@@ -66,7 +67,7 @@ def resolve_method(game, method, options) -> tuple:
     return est, why, est.resolve_options(options)
 
 
-def estimate_cost(game, method="auto", **options):
+def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
     """The cost estimate of ``shapley_values(game, method, **options)``, without running it.
 
     Returns

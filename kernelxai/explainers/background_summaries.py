@@ -42,6 +42,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -51,6 +52,9 @@ from ..estimators.registry import check_cost
 from ..kernels import RBF, Kernel
 from ..models.estimation import resolve_kernel
 from ..parallel import reduce_rows, reduction_jobs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["subsample", "summarize", "mmd", "BackgroundSummary", "mean_embedding"]
 
@@ -143,7 +147,7 @@ def _check_mmd_cost(N, n, d, what, herding=False):
                        "backend='dask')) and kx.config_context(max_cost=None)"])
 
 
-def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None, n_jobs=None):
+def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None, n_jobs=None) -> float:
     """The maximum mean discrepancy between a (weighted) sample and a reference sample.
 
     MMD^2 = w'K(S, S)w - 2 w'K(S, R)1/N + 1'K(R, R)1/N^2 for the sample S with
@@ -218,7 +222,7 @@ def _mmd(kernel, S, w, R, mu_S, rr, max_elements=None):
     return float(np.sqrt(max(sq, 0.0)))
 
 
-def subsample(X, n, seed=None):
+def subsample(X, n, seed=None) -> np.ndarray | pd.DataFrame:
     """n rows of X drawn uniformly at random without replacement.
 
     Parameters
@@ -284,7 +288,7 @@ class BackgroundSummary:
                 f"mmd={self.mmd:.4g}, weighted_mmd={self.weighted_mmd:.4g})")
 
 
-def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=None, n_jobs=None):
+def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=None, n_jobs=None) -> BackgroundSummary:
     """n points that represent the sample X, and the MMD they cost.
 
     Parameters

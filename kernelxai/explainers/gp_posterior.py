@@ -121,17 +121,17 @@ class Posterior:
         self.scale2 = float(scale) ** 2
         self.row_scale = None if row_scale is None else np.asarray(row_scale, dtype=float)
 
-    def solve(self, KX):
+    def solve(self, KX) -> np.ndarray:
         """L^{-1} R KX for KX (n_train, k) with R the row scaling (identity for a regressor)."""
         if self.row_scale is not None:
             KX = self.row_scale[:, None] * KX
         return solve_triangular(self.L, KX, lower=True, check_finite=False)
 
     @property
-    def n_train(self):
+    def n_train(self) -> int:
         return 0 if self.L is None else self.X_train.shape[0]
 
-    def whitened(self, Z):
+    def whitened(self, Z) -> np.ndarray:
         """L^{-1} k(X_train, Z), shape (n_train, len(Z))."""
         if self.L is None:
             return np.zeros((0, len(Z)))

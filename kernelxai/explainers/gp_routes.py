@@ -196,7 +196,7 @@ class ExactRoute(_Route):
     def _cov(self, rows):
         return _CellCov(self.post, rows, self.masks, self.weights_fn(rows, self.masks), self.B)
 
-    def block(self, X1, X2=None):
+    def block(self, X1, X2=None) -> np.ndarray:
         c = len(self.masks)
         if X2 is None:
             cc = self._cov(X1)
@@ -208,7 +208,7 @@ class ExactRoute(_Route):
             C = C.reshape(len(X1), c, len(X2), c)
         return np.einsum("jS,aSbT,kT->abjk", self.W, C, self.W, optimize=True)
 
-    def per_point(self, X):
+    def per_point(self, X) -> tuple[np.ndarray, None]:
         out = np.empty((len(X), X.shape[1], X.shape[1]))
         for i in range(len(X)):
             out[i] = self.block(X[i:i + 1])[0, 0]
@@ -231,7 +231,7 @@ class SampledRoute(_Route):
         C = cc.cov(np.arange(len(X1) * c), np.arange(len(X1) * c, len(rows) * c))
         return C.reshape(len(X1), c, len(X2), c)
 
-    def block(self, X1, X2=None):
+    def block(self, X1, X2=None) -> np.ndarray:
         perm = self.perm
         T = perm.total_map() / perm.n
         C = self._cell_cov(X1, X2)
@@ -243,7 +243,7 @@ class SampledRoute(_Route):
                 own[a, b] = perm.own_terms(C[a, :, b, :]).sum(axis=0)
         return (full - own) / (perm.n * (perm.n - 1))
 
-    def per_point(self, X):
+    def per_point(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Per point: the U-statistic and the jackknife standard error of each entry."""
         perm = self.perm
         P = perm.n
@@ -280,14 +280,14 @@ class ProductRoute(_Route):
         G = self.post.solve(psi.transpose(2, 0, 1).reshape(nt, n * d))
         return G.reshape(nt, n, d)
 
-    def block(self, X1, X2=None):
+    def block(self, X1, X2=None) -> np.ndarray:
         prior = product_prior(self.terms, X1, X1 if X2 is None else X2, self.B)
         G1 = self._whitened_psi(X1)
         G2 = G1 if X2 is None else self._whitened_psi(X2)
         cross = np.einsum("taj,tbk->abjk", G1, G2, optimize=True)
         return self.post.scale2 * (prior - cross)
 
-    def per_point(self, X):
+    def per_point(self, X) -> tuple[np.ndarray, None]:
         out = np.empty((len(X), X.shape[1], X.shape[1]))
         for i in range(len(X)):
             out[i] = self.block(X[i:i + 1])[0, 0]

@@ -14,12 +14,17 @@ rounding relative to its condition number; normal equations would square it).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._config import working_elements
 from .._validation import as_real_array, check_matrix, feature_names_of
 from ..estimators.shapley import shapley_values
 from ..games import Game
+
+if TYPE_CHECKING:
+    from ..explanation import Explanation
 
 #: memory budget (float64 elements) of one block of coalition designs
 
@@ -95,7 +100,7 @@ class R2Game(Game):
 
 
 def explain_r2(X, y, method="exact", *, groups=None, group_names=None, feature_names=None,
-               seed=None, **options):
+               seed=None, **options) -> Explanation:
     """Shapley regression: the R^2 of a linear model split over covariates (or groups of them).
 
     Parameters

@@ -125,12 +125,12 @@ class ShapleyPrior:
         return route, B, names
 
     @staticmethod
-    def _flat(block):
+    def _flat(block) -> np.ndarray:
         n1, n2, d, _ = block.shape
         return block.transpose(0, 2, 1, 3).reshape(n1 * d, n2 * d)
 
     # --------------------------------------------------------------- public
-    def fit(self, X, values):
+    def fit(self, X, values) -> ShapleyPrior:
         """Condition on Shapley values ``values`` (p, d) known at the points ``X`` (p, d).
 
         ``values`` may be an Explanation (its ``values``; its ``data`` is used
@@ -173,7 +173,7 @@ class ShapleyPrior:
         self.feature_names_ = names
         return self
 
-    def predict(self, X):
+    def predict(self, X) -> Explanation:
         """Posterior of the Shapley values at ``X``: an Explanation with bands and covariances.
 
         ``values`` (n, d) the posterior mean, ``covariance`` (n, d, d),

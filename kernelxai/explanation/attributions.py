@@ -202,7 +202,7 @@ class Explanation:
 
     # ------------------------------------------------------------- validation
     @staticmethod
-    def _infer_axes(values, output_names, axes):
+    def _infer_axes(values, output_names, axes) -> tuple[str, ...]:
         if axes is not None:
             axes = tuple(axes)
             if len(set(axes)) != len(axes) or any(a not in AXES for a in axes) or \
@@ -324,35 +324,35 @@ class Explanation:
 
     # ------------------------------------------------------------------ views
     @property
-    def axes(self):
+    def axes(self) -> tuple[str, ...]:
         """Names of the axes of ``values``, e.g. ``("instance", "feature", "output")``."""
         return self._axes
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self.values.shape
 
     def __len__(self):
         return len(self.values)
 
     @property
-    def has_outputs(self):
+    def has_outputs(self) -> bool:
         """Whether ``values`` has an output axis."""
         return "output" in self._axes
 
     @property
-    def output(self):
+    def output(self) -> np.ndarray | float:
         """The explained quantity: ``base_values`` + ``values`` summed over the feature axis."""
         if "feature" in self._axes:
             return self.base_values + self.values.sum(axis=self._axes.index("feature"))
         return self.base_values + self.values
 
     @property
-    def has_intervals(self):
+    def has_intervals(self) -> bool:
         return self.lower is not None and self.upper is not None
 
     @property
-    def statistic(self):
+    def statistic(self) -> float | None:
         """The explained statistic (e.g. MMD^2 or HSIC) when the values split one; else None.
 
         Read from ``meta["statistic"]`` (set by :func:`kernelxai.explain_mmd`,
@@ -361,7 +361,7 @@ class Explanation:
         return self.meta.get("statistic")
 
     @property
-    def p_value(self):
+    def p_value(self) -> float | None:
         """The statistic's permutation-test p-value (``meta["p_value"]``); None when absent.
 
         NaN when the test was skipped (``n_permutations=0``).
@@ -551,7 +551,7 @@ class Explanation:
         return f"{text}, p = {float(p):.3g}"
 
     @classmethod
-    def concat(cls, pieces, meta=None):
+    def concat(cls, pieces, meta=None) -> Explanation:
         """Explanations of different instances, stacked along the instance axis.
 
         For the pieces of one explanation computed in chunks of rows

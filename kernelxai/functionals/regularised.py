@@ -112,7 +112,7 @@ class _ShapleyPenaltyMixin:
                                     **options)
 
     @staticmethod
-    def _spectrum(K, reps):
+    def _spectrum(K, reps) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
         """Eigen-decomposition of K and the representers in its eigenbasis (penalty-free tail zeroed)."""
         s, U = np.linalg.eigh(K)
         top = max(float(s[-1]), np.finfo(float).tiny)
@@ -207,11 +207,11 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
         self.eta = eta
         self.n_coalitions = n_coalitions
 
-    def fit(self, X, y):
+    def fit(self, X, y) -> ShapleyRegularisedKernelRidge:
         self._fit_many(X, y, [self])
         return self
 
-    def path(self, X, y, lam_shapleys):
+    def path(self, X, y, lam_shapleys) -> list[ShapleyRegularisedKernelRidge]:
         """Fitted copies of this estimator for several lam_shapley values, sharing all the work.
 
         The representers, the eigen-decomposition of K and the scaled penalty
@@ -312,7 +312,7 @@ class ShapleyRegularisedKernelLogisticRegression(_ShapleyPenaltyMixin, KernelLog
         self.eta = eta
         self.n_coalitions = n_coalitions
 
-    def fit(self, X, y):
+    def fit(self, X, y) -> ShapleyRegularisedKernelLogisticRegression:
         ls = _check_lam_shapley(self.lam_shapley)
         X_arr, y_arr = _validate_data(self, X, y)
         names = _names(self, X_arr.shape[1]) or default_feature_names(X_arr.shape[1])

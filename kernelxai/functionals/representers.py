@@ -85,7 +85,7 @@ EXACT_MAX_FEATURES = 12
 # --------------------------------------------------------------------------- #
 # coalition weights
 # --------------------------------------------------------------------------- #
-def shapley_coefficients(d, features=None):
+def shapley_coefficients(d, features=None) -> np.ndarray:
     """Weights C (2^d, q) with phi_i = sum_S C[S, i] v(S) over all coalitions (row k = bitmask k).
 
     C[S, i] = mu(|S| - 1) if i is in S, else -mu(|S|) (the Shapley formula of
@@ -110,7 +110,7 @@ def shapley_coefficients(d, features=None):
     return C
 
 
-def sample_shapley_coalitions(d, features, n_coalitions, seed=None):
+def sample_shapley_coalitions(d, features, n_coalitions, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """Coalitions and weights of the sampled Shapley functional (RKHS-SHAP Prop. 7).
 
     For each feature i, ``n_coalitions`` coalitions S ⊆ D \\ i are drawn from
@@ -153,7 +153,7 @@ def sample_shapley_coalitions(d, features, n_coalitions, seed=None):
 # --------------------------------------------------------------------------- #
 # input handling
 # --------------------------------------------------------------------------- #
-def resolve_features(features, names, *, allow_empty=False):
+def resolve_features(features, names, *, allow_empty=False) -> list[int]:
     """Feature names or indices -> sorted unique list of indices; clear errors for unknown ones."""
     d = len(names)
     if features is None:
@@ -253,7 +253,7 @@ class ShapleyRepresenters:
     n_coalitions: int | None = None
     meta: dict = field(default_factory=dict)
 
-    def values(self, alpha):
+    def values(self, alpha) -> np.ndarray:
         """Shapley values of the model with coefficients ``alpha``: array (n_x, q)."""
         alpha = np.asarray(alpha, dtype=float).ravel()
         if alpha.shape != (self.matrices.shape[2],):
@@ -261,7 +261,7 @@ class ShapleyRepresenters:
                              f"point); got {alpha.shape[0]}")
         return np.einsum("qxi,i->xq", self.matrices, alpha)
 
-    def to_explanation(self, alpha):
+    def to_explanation(self, alpha) -> Explanation:
         """The values R_i alpha of the requested features as an :class:`~kernelxai.Explanation`.
 
         Only the requested features are present, so efficiency need not hold;
@@ -273,7 +273,7 @@ class ShapleyRepresenters:
         return Explanation(self.values(alpha), 0.0, data=self.X[:, self.features],
                            feature_names=[self.feature_names[i] for i in self.features], meta=meta)
 
-    def penalty_matrix(self):
+    def penalty_matrix(self) -> np.ndarray:
         """sum_i R_i^T R_i (n_train x n_train): ||R alpha||^2 summed over the features."""
         R = self.matrices.reshape(-1, self.matrices.shape[2])
         return R.T @ R
@@ -295,7 +295,7 @@ class ShapleyRepresenters:
 
 
 def shapley_representers(model, X, value="interventional", *, features=None, background=None,
-                         method="auto", n_coalitions=None, seed=None, **options):
+                         method="auto", n_coalitions=None, seed=None, **options) -> ShapleyRepresenters:
     """Representer matrices R_i with phi_i(X) = R_i @ alpha for a kernel model (RKHS-SHAP Prop. 5).
 
     Parameters
@@ -408,7 +408,7 @@ def _pairs(X, X_prime, d, model=None, background=None):
 
 
 def functional_distances(model, X, X_prime, value="interventional", *, features=None,
-                         background=None, method="auto", max_elements=None, **options):
+                         background=None, method="auto", max_elements=None, **options) -> np.ndarray:
     """RKHS distances ||phi_{x,i} - phi_{x',i}||_H of Shapley functionals, row by row of X, X'.
 
     RKHS-SHAP §3.1: the Riesz representer of phi_{x,i} is
@@ -557,7 +557,7 @@ def _distances_exact(vf, name, X, Xp, feats, max_elements):
     return sq
 
 
-def cme_gamma_norms(model, background=None, eta=1e-3):
+def cme_gamma_norms(model, background=None, eta=1e-3) -> np.ndarray:
     """Squared norms ||mu_hat_{S^c|S}||^2_Gamma of the empirical CME operators, per coalition.
 
     For the regularised estimator mu_hat(x) = sum_b gamma_S(x)_b psi(b_{S^c}) with
@@ -595,7 +595,7 @@ def cme_gamma_norms(model, background=None, eta=1e-3):
 
 
 def theorem6_bound(X, X_prime, kernel, value="interventional", *, m_gamma=None, form="rbf",
-                   constant="paper"):
+                   constant="paper") -> np.ndarray:
     """The bound of RKHS-SHAP Theorem 6 on ||phi_{x,i} - phi_{x',i}||^2_H, per pair of rows.
 
     With delta = max_l (x_l - x'_l)^2 and a product RBF kernel (M_mu = 1):

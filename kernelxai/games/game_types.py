@@ -17,11 +17,15 @@ declared by the game classes and never probed.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validation import as_real_array, check_positive_int
 from .coalitions import all_coalitions, bitmasks_to_coalitions, coalitions_to_bitmasks
+
+if TYPE_CHECKING:
+    from .product_games import ProductGame
 
 __all__ = ["Game", "TabularGame", "FunctionGame", "GroupedGame", "tabulate", "LinearInCoefficients",
            "HasUnitGames"]
@@ -84,21 +88,21 @@ class Game:
         return out[0] if single else out
 
     @property
-    def empty_value(self):
+    def empty_value(self) -> np.ndarray | float:
         """v(empty set)."""
         return self(np.zeros(self.n_players, dtype=bool))
 
     @property
-    def full_value(self):
+    def full_value(self) -> np.ndarray | float:
         """v(all players)."""
         return self(np.ones(self.n_players, dtype=bool))
 
     @property
-    def is_vectorised(self):
+    def is_vectorised(self) -> bool:
         return self.n_instances is not None
 
     # -- cost model ------------------------------------------------------------
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         """Estimated floating-point operations of evaluating ``n_coalitions`` coalitions.
 
         Used by the estimators' cost models (``method="auto"``, progress bars,
@@ -108,11 +112,11 @@ class Game:
         """
         return 4.0 * float(n_coalitions) * (self.n_instances or 1) * self.n_players
 
-    def cost_advice(self):
+    def cost_advice(self) -> list[str]:
         """Ways to make this game cheaper to explain (sentences for error messages)."""
         return []
 
-    def grouped(self, groups, names=None):
+    def grouped(self, groups, names=None) -> Game:
         """The game in which each group of players acts as one player."""
         return GroupedGame(self, groups, names=names)
 
@@ -214,7 +218,7 @@ class TabularGame(Game):
         self.table = table
 
     @staticmethod
-    def _table_from_mapping(values, player_names):
+    def _table_from_mapping(values, player_names) -> tuple[np.ndarray, int]:
         keys = [tuple(sorted(int(i) for i in k)) for k in values]
         members = {i for k in keys for i in k}
         if player_names is not None:
@@ -287,10 +291,10 @@ class GroupedGame(Game):
     def _evaluate(self, coalitions):
         return self.game(coalitions.astype(np.int64) @ self._membership.astype(np.int64) > 0)
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         return self.game.evaluation_flops(n_coalitions)
 
-    def cost_advice(self):
+    def cost_advice(self) -> list[str]:
         return self.game.cost_advice()
 
 # --------------------------------------------------------------------------- #
@@ -304,7 +308,7 @@ class LinearInCoefficients:
     and the Shapley regulariser are built from them.
     """
 
-    def coefficient_matrices(self, coalitions, weights=None):  # pragma: no cover - abstract
+    def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:  # pragma: no cover - abstract
         """M_S for each coalition (or weighted sums of them): (c or q, n_x, n_train)."""
         raise NotImplementedError
 
@@ -315,7 +319,7 @@ class HasUnitGames:
     Their Shapley values are the representer entries, in polynomial time.
     """
 
-    def unit_game(self):  # pragma: no cover - abstract
+    def unit_game(self) -> ProductGame:  # pragma: no cover - abstract
         """A ProductGame with n_train * n_x instances, instance i * n_x + a for unit model i at x_a."""
         raise NotImplementedError
 

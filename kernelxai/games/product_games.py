@@ -12,11 +12,16 @@ the terms.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._config import working_elements
 from .._validation import as_real_array
 from .game_types import Game, GroupedGame
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["ProductGame", "SumOfProductGames", "GroupedProductGame", "UnitAbsentGame",
            "unit_product_worths"]
@@ -75,17 +80,17 @@ class ProductGame(Game):
         super().__init__(n_players, player_names, n_instances, data, meta)
         self._a, self._c, self._w = a, c, weights
 
-    def n_terms(self):
+    def n_terms(self) -> int | None:
         """Multiplicative terms per instance (None if unknown); the product routes cost O(terms d^2)."""
         return None if self._a is None else int(self._a.shape[1])
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         terms = self.n_terms()
         if terms is None:
             return super().evaluation_flops(n_coalitions)
         return 2.0 * float(n_coalitions) * (self.n_instances or 1) * terms * self.n_players
 
-    def iter_terms(self, max_elements=None):
+    def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         """Yield ``(rows, w, a, c)`` blocks covering all terms of all instances.
 
         ``rows`` is a slice of instances; ``w`` has shape (len(rows) or 1, R_b),
@@ -114,7 +119,7 @@ class ProductGame(Game):
             out[:, rows] += block
         return out
 
-    def grouped(self, groups, names=None):
+    def grouped(self, groups, names=None) -> ProductGame:
         """Groups as players; still a :class:`ProductGame` (factors multiply within a group)."""
         return GroupedProductGame(self, groups, names)
 
@@ -161,17 +166,17 @@ class SumOfProductGames(ProductGame):
                          meta=first.meta if meta is None else meta)
         self.games, self.weights = games, w
 
-    def n_terms(self):
+    def n_terms(self) -> int | None:
         counts = [g.n_terms() for g in self.games]
         return None if any(c is None for c in counts) else int(sum(counts))
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         return float(sum(g.evaluation_flops(n_coalitions) for g in self.games))
 
-    def cost_advice(self):
+    def cost_advice(self) -> list[str]:
         return self.games[0].cost_advice()
 
-    def iter_terms(self, max_elements=None):
+    def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         for game, weight in zip(self.games, self.weights):
             for rows, w, a, c in game.iter_terms(max_elements):
                 yield rows, np.asarray(w, dtype=float) * weight, a, c
@@ -183,7 +188,7 @@ class SumOfProductGames(ProductGame):
             out = v if out is None else out + v
         return out
 
-    def grouped(self, groups, names=None):
+    def grouped(self, groups, names=None) -> ProductGame:
         """Groups as players: the sum of the grouped components (each keeps its fast worths)."""
         parts = [g.grouped(groups, names) for g in self.games]
         return SumOfProductGames(parts, self.weights, player_names=parts[0].player_names,
@@ -203,16 +208,16 @@ class GroupedProductGame(ProductGame):
                          player_names=template.player_names, data=None, meta=game.meta)
         self.game, self.groups = game, template.groups
 
-    def n_terms(self):
+    def n_terms(self) -> int | None:
         return self.game.n_terms()
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         return self.game.evaluation_flops(n_coalitions)
 
-    def cost_advice(self):
+    def cost_advice(self) -> list[str]:
         return self.game.cost_advice()
 
-    def iter_terms(self, max_elements=None):
+    def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         for rows, w, a, c in self.game.iter_terms(max_elements):
             ga = np.stack([a[..., g].prod(axis=-1) for g in self.groups], axis=-1)
             gc = np.stack([c[..., g].prod(axis=-1) for g in self.groups], axis=-1)
@@ -277,14 +282,14 @@ class UnitAbsentGame(ProductGame):
     def _evaluate(self, coalitions):
         return _unit_worths(self, coalitions)
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         terms = self.n_terms()
         if terms is None:
             return Game.evaluation_flops(self, n_coalitions)
         # exp(Z log a): a matrix product and one exponential per term
         return float(n_coalitions) * (self.n_instances or 1) * terms * (2.0 * self.n_players + 20.0)
 
-    def grouped(self, groups, names=None):
+    def grouped(self, groups, names=None) -> ProductGame:
         return _GroupedUnitGame(self, groups, names)
 
 

@@ -32,6 +32,8 @@ subset of the features, so the observational value function refuses them.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import numpy as np
 
 from .non_product import Linear, Matern, SumKernel
@@ -76,7 +78,7 @@ class Pairwise(Kernel):
         self.kernel = kernel
         self.params = dict(params or {})
 
-    def gram(self, A, B=None, subset=None, max_elements=None):
+    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """The Gram matrix of the metric; ``subset`` is not supported (not a product kernel)."""
         from sklearn.metrics.pairwise import pairwise_kernels
 
@@ -86,7 +88,7 @@ class Pairwise(Kernel):
         return np.asarray(pairwise_kernels(A, B, metric=self.kernel, filter_params=True,
                                            **self.params), dtype=float)
 
-    def restrict(self, features):
+    def restrict(self, features) -> NoReturn:
         raise TypeError(f"{self!r} cannot be restricted to a subset of the features: it is not a "
                         "product kernel and has no marginal form; use value='interventional'")
 
@@ -124,14 +126,14 @@ class SklearnKernel(Kernel):
                             f"{type(kernel).__name__}")
         self.kernel = kernel
 
-    def gram(self, A, B=None, subset=None, max_elements=None):
+    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """``kernel(A, B)`` (B = a copy of A by default); ``subset`` is not supported."""
         if subset is not None:
             raise TypeError(f"{self!r} cannot be restricted to a subset of the features")
         A, B = self._check_pair(A, B)
         return np.asarray(self.kernel(A, np.array(B, copy=True)), dtype=float)
 
-    def restrict(self, features):
+    def restrict(self, features) -> NoReturn:
         raise TypeError(f"{self!r} cannot be restricted to a subset of the features: it is not a "
                         "product kernel; use value='interventional'")
 
@@ -142,7 +144,7 @@ class SklearnKernel(Kernel):
 # --------------------------------------------------------------------------- #
 # KernelRidge
 # --------------------------------------------------------------------------- #
-def krr_kernel(model, n_features):
+def krr_kernel(model, n_features) -> Kernel:
     """The kernelxai kernel of a fitted ``sklearn.kernel_ridge.KernelRidge``.
 
     As scikit-learn's ``KernelRidge._get_kernel``: a string kernel takes
@@ -269,7 +271,7 @@ def _scaled_matern(k):
     return None
 
 
-def gp_kernel(k, n_features):
+def gp_kernel(k, n_features) -> tuple[float, Kernel]:
     """(scale, kernelxai kernel) with scale * kernel(A, B) = k(A, B) for A, B without common points.
 
     Parameters

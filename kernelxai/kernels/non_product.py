@@ -104,7 +104,7 @@ class Matern(Kernel):
         out = np.where(np.isfinite(out), out, 0.0)
         return np.where(positive, out, 1.0)
 
-    def gram(self, A, B=None, subset=None, max_elements=None):
+    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """Gram matrix of k_S, the Matern kernel on the coordinates in ``subset``.
 
         ``subset`` is a boolean mask of length d or a list of feature indices
@@ -131,7 +131,7 @@ class Matern(Kernel):
             out[start:start + step] = self._profile(r)
         return out
 
-    def restrict(self, features):
+    def restrict(self, features) -> Matern:
         """k_S: the Matern kernel of the same nu on the columns ``features``."""
         feats = [int(j) for j in features]
         if isinstance(self.lengthscale, float):
@@ -196,7 +196,7 @@ class SumKernel(Kernel):
         self.terms = checked
         self.n_features = sizes.pop() if sizes else None
 
-    def gram(self, A, B=None, subset=None, max_elements=None):
+    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """Gram matrix sum_r c_r K_{r,S}(A, B) of the coalition ``subset`` (default all features)."""
         A, B = self._check_pair(A, B)
         out = np.zeros((A.shape[0], B.shape[0]))
@@ -205,7 +205,7 @@ class SumKernel(Kernel):
                 out += weight * kern.gram(A, B, subset, max_elements=max_elements)
         return out
 
-    def coalition_gram(self, A, B=None, subset=None, max_elements=None):
+    def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         A, B = self._check_pair(A, B)
         out = np.zeros((A.shape[0], B.shape[0]))
         for weight, kern in self.terms:
@@ -213,7 +213,7 @@ class SumKernel(Kernel):
                 out += weight * kern.coalition_gram(A, B, subset, max_elements=max_elements)
         return out
 
-    def restrict(self, features):
+    def restrict(self, features) -> SumKernel:
         """k_S = sum_r c_r k_{r,S} on the columns ``features``."""
         return SumKernel([(w, kern.restrict(features)) for w, kern in self.terms])
 
@@ -237,7 +237,7 @@ class Linear(Kernel):
     def __init__(self):
         pass
 
-    def gram(self, A, B=None, subset=None, max_elements=None):
+    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """A_S B_S' on the coordinates in ``subset`` (default all; the empty subset gives zeros)."""
         A, B = self._check_pair(A, B)
         feats = ProductKernel._subset_indices(subset, A.shape[1])
@@ -245,7 +245,7 @@ class Linear(Kernel):
             return A @ B.T
         return A[:, feats] @ B[:, feats].T
 
-    def restrict(self, features):
+    def restrict(self, features) -> Linear:
         return Linear()
 
     def __repr__(self):

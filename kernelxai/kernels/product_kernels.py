@@ -28,11 +28,16 @@ objects to the models, value functions and estimators.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Self
+
 import numpy as np
 
 from .._config import working_elements
 from .._validation import check_matrix
 from .lengthscales import check_lengthscale
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["BLOCK_SHARE", "gram_block_elements", "Kernel", "ProductKernel", "RBF", "Laplace", "Cauchy",
            "Categorical", "Product", "Constant", "ProductOf"]
@@ -59,18 +64,18 @@ class Kernel:
     #: number of features the kernel is tied to (per-feature parameters), or None
     n_features = None
 
-    def gram(self, A, B=None):
+    def gram(self, A, B=None) -> np.ndarray:
         """The Gram matrix K[a, b] = k(A[a], B[b])."""
         raise NotImplementedError
 
     def __call__(self, A, B=None):
         return self.gram(A, B)
 
-    def restrict(self, features):
+    def restrict(self, features) -> Kernel:
         """The kernel of the same form acting on the columns ``features`` only."""
         raise NotImplementedError
 
-    def coalition_gram(self, A, B=None, subset=None, max_elements=None):
+    def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """K_S(A, B) for one coalition, by the fastest route this kernel has.
 
         The default is :meth:`gram`. Kernels with a faster, slightly less
@@ -96,7 +101,7 @@ class ProductKernel(Kernel):
     is_product = True
 
     # ---------------------------------------------------------------- public
-    def feature_grams(self, A, B=None, features=None):
+    def feature_grams(self, A, B=None, features=None) -> np.ndarray:
         """Per-feature Gram tensor G[a, b, j] = k_j(A[a, j], B[b, j]).
 
         Parameters
@@ -114,7 +119,7 @@ class ProductKernel(Kernel):
         feats = self._features(A.shape[1], features)
         return self._block(A, B, feats)
 
-    def iter_feature_grams(self, A, B=None, features=None, max_elements=None):
+    def iter_feature_grams(self, A, B=None, features=None, max_elements=None) -> Iterator[tuple[slice, np.ndarray]]:
         """Yield ``(rows, G_block)`` with G_block = feature_grams(A[rows], B, features).
 
         Blocks hold at most about ``max_elements`` numbers.
@@ -126,7 +131,7 @@ class ProductKernel(Kernel):
             rows = slice(start, min(A.shape[0], start + step))
             yield rows, self._block(A[rows], B, feats)
 
-    def gram(self, A, B=None, subset=None, max_elements=None):
+    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """Gram matrix of the coalition ``subset`` (default all features).
 
         ``subset`` is a boolean mask of length d or a list of feature indices;
@@ -141,7 +146,7 @@ class ProductKernel(Kernel):
             out[rows] = block.prod(axis=-1)
         return out
 
-    def restrict(self, features):
+    def restrict(self, features) -> ProductKernel:
         """The product of the factors of ``features`` only, as a kernel on those columns."""
         raise NotImplementedError
 
@@ -150,7 +155,7 @@ class ProductKernel(Kernel):
         raise NotImplementedError
 
     @staticmethod
-    def _subset_indices(subset, d):
+    def _subset_indices(subset, d) -> list[int] | None:
         if subset is None:
             return None
         subset = np.asarray(subset)
@@ -186,7 +191,7 @@ class _Stationary(ProductKernel):
         diff = A[:, None, feats] - B[None, :, feats]
         return self._profile(diff / self._scales(feats))
 
-    def restrict(self, features):
+    def restrict(self, features) -> Self:
         feats = [int(j) for j in features]
         if isinstance(self.lengthscale, float):
             return type(self)(self.lengthscale)
@@ -197,7 +202,7 @@ class _Stationary(ProductKernel):
         return f"{type(self).__name__}(lengthscale={ls})"
 
     @staticmethod
-    def _profile(r):  # pragma: no cover - abstract
+    def _profile(r) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
 
@@ -209,10 +214,10 @@ class RBF(_Stationary):
     """
 
     @staticmethod
-    def _profile(r):
+    def _profile(r) -> np.ndarray:
         return np.exp(-0.5 * r * r)
 
-    def coalition_gram(self, A, B=None, subset=None, max_elements=None):
+    def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """K_S(A, B) = exp(-||a_S - b_S||^2_l / 2) with the squared distances from one matrix product.
 
         ||a - b||^2 = ||a||^2 + ||b||^2 - 2 a.b on lengthscale-scaled
@@ -241,7 +246,7 @@ class Laplace(_Stationary):
     """Laplace product kernel: prod_j exp(-|x_j - x'_j| / l_j)."""
 
     @staticmethod
-    def _profile(r):
+    def _profile(r) -> np.ndarray:
         return np.exp(-np.abs(r))
 
 
@@ -249,7 +254,7 @@ class Cauchy(_Stationary):
     """Cauchy product kernel: prod_j 1 / (1 + (x_j - x'_j)^2 / l_j^2)."""
 
     @staticmethod
-    def _profile(r):
+    def _profile(r) -> np.ndarray:
         return 1.0 / (1.0 + r * r)
 
 
@@ -262,7 +267,7 @@ class Categorical(ProductKernel):
     def _block(self, A, B, feats):
         return (A[:, None, feats] == B[None, :, feats]).astype(float)
 
-    def restrict(self, features):
+    def restrict(self, features) -> Categorical:
         return Categorical()
 
     def __repr__(self):
@@ -315,7 +320,7 @@ class Product(ProductKernel):
             out[:, :, where] = kern._block(sub_a, sub_b, self._local[feats[where]].tolist())
         return out
 
-    def restrict(self, features):
+    def restrict(self, features) -> Product:
         feats = [int(j) for j in features]
         parts = []
         for kern, cols in self.parts:
@@ -343,7 +348,7 @@ class Constant(ProductKernel):
     def _block(self, A, B, feats):
         return np.ones((A.shape[0], B.shape[0], len(feats)))
 
-    def restrict(self, features):
+    def restrict(self, features) -> Constant:
         return Constant()
 
     def __repr__(self):
@@ -385,7 +390,7 @@ class ProductOf(ProductKernel):
             out = out * kern._block(A, B, feats)
         return out
 
-    def restrict(self, features):
+    def restrict(self, features) -> ProductOf:
         return ProductOf([kern.restrict(features) for kern in self.kernels])
 
     def __repr__(self):

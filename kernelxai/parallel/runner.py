@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from .._config import config_context, get_config
 from .._threads import single_threaded_blas
 from ..estimators.common import progress_bar
 from .chunking import check_n_jobs, check_rows_per_chunk, row_chunks
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Shipped", "inside_chunk", "n_rows", "take_rows", "execution", "run_rows", "in_order"]
 
@@ -95,7 +99,7 @@ def n_rows(X) -> int:
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
-def take_rows(X, rows):
+def take_rows(X, rows) -> np.ndarray | pd.DataFrame:
     """Rows ``rows`` (a slice) of an array, DataFrame or list of rows, keeping its kind."""
     if hasattr(X, "iloc"):
         return X.iloc[rows]

@@ -8,9 +8,14 @@ Explanation and the helpers below. matplotlib.pyplot is imported only when a fig
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..explanation import Explanation
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["POSITIVE", "NEGATIVE", "as_explanation", "new_axes", "largest_first", "check_max_display",
            "other_label", "feature_index", "row_position"]
@@ -44,7 +49,7 @@ def as_explanation(expl, output=None) -> Explanation:
     return expl
 
 
-def new_axes(ax, size):  # noqa: ANN201 - a matplotlib Axes
+def new_axes(ax, size) -> Axes:
     """``ax``, or the Axes of a new figure of ``size`` (inches) when it is None."""
     if ax is None:
         import matplotlib.pyplot as plt

@@ -23,6 +23,8 @@ Everything here is model-agnostic: the functions take a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..estimators.bayes import (
     BayesPosterior,
     bayes_linear_posterior,
@@ -32,6 +34,9 @@ from ..estimators.bayes import (
 from ..estimators.shapley import shapley_values
 from .reference import ReferenceSamplingGame, single_reference, single_reference_game
 from .residuals import MAX_RESIDUAL_PLAYERS, ShapleyResiduals, shapley_residuals, walsh_hadamard
+
+if TYPE_CHECKING:
+    from ..explanation import Explanation
 
 __all__ = [
     "single_reference",
@@ -50,7 +55,7 @@ __all__ = [
 
 
 def bayes_shap(game, n_samples=None, level=0.95, seed=None, focused=False, target_width=None,
-               **options):
+               **options) -> Explanation:
     """Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020).
 
     Coalitions z are drawn from the game's Shapley kernel (sizes with

@@ -56,7 +56,7 @@ def _check_points(x, references, feature_names):
 # =========================================================================== #
 # 1. single-reference games (Merrick & Taly 2020)
 # =========================================================================== #
-def single_reference_game(predict, x, reference, feature_names=None):
+def single_reference_game(predict, x, reference, feature_names=None) -> FunctionGame:
     """The single-reference game v_{x,r}(S) = f(x_S, r_{S^c}) - f(r) (Merrick & Taly 2020; thesis §2.3.2).
 
     Parameters
@@ -93,7 +93,7 @@ def single_reference_game(predict, x, reference, feature_names=None):
 
 
 def single_reference(predict, x, references, level=0.95, *, method="auto", n_permutations=1,
-                     seed=None, feature_names=None, max_elements=None, progress=False):
+                     seed=None, feature_names=None, max_elements=None, progress=False) -> Explanation:
     """Attributions with standard errors from single-reference games (Merrick & Taly 2020).
 
     For each reference r_k the single-reference game

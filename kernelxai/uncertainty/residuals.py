@@ -23,7 +23,7 @@ MAX_RESIDUAL_PLAYERS = 20
 # =========================================================================== #
 # 2. Shapley residuals (Kumar et al. 2020)
 # =========================================================================== #
-def walsh_hadamard(a):
+def walsh_hadamard(a) -> np.ndarray:
     """Unnormalised Walsh-Hadamard transform along axis 0 (length 2**d).
 
     â(T) = sum_S (-1)^{|S ∩ T|} a(S), with S and T bitmasks (bit j = player j);
@@ -127,7 +127,7 @@ class ShapleyResiduals:
         self._components = None
 
     # --------------------------------------------------------------- games
-    def component_game(self, i):
+    def component_game(self, i) -> np.ndarray:
         """The inessential game v_i closest to v along player i's edges: (2**d,) or (2**d, n).
 
         v_i(empty) = 0; sum_i v_i = v - v(empty).
@@ -140,13 +140,13 @@ class ShapleyResiduals:
         return vi[:, 0] if self._single else vi
 
     @property
-    def component_games(self):
+    def component_games(self) -> np.ndarray:
         """All component games, shape (d, 2**d) or (d, 2**d, n) (computed on first use)."""
         if self._components is None:
             self._components = np.stack([self.component_game(i) for i in range(self.n_players)])
         return self._components
 
-    def residual(self, i):
+    def residual(self, i) -> np.ndarray:
         """Residual edge vector r_i = D_i v - D v_i, shape (d, 2**(d-1)) or (d, 2**(d-1), n).
 
         Entry [j, k] belongs to the edge from S to S + j, where S is the k-th
@@ -160,7 +160,7 @@ class ShapleyResiduals:
         return out[..., 0] if self._single else out
 
     @property
-    def residuals(self):
+    def residuals(self) -> np.ndarray:
         """All residual edge vectors, shape (d, d, 2**(d-1)[, n])."""
         return np.stack([self.residual(i) for i in range(self.n_players)])
 
@@ -175,12 +175,12 @@ class ShapleyResiduals:
         return i
 
     # --------------------------------------------------------------- output
-    def to_explanation(self):
+    def to_explanation(self) -> Explanation:
         """The Shapley values as an Explanation; residual norms ride along in ``meta``."""
         meta = {**self.meta, "residual_norms": self.residual_norms, "relative_residuals": self.relative}
         return Explanation(self.values, self.base_value, feature_names=self.player_names, meta=meta)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per player (single game) or per (instance, player)."""
         if self._single:
             return pd.DataFrame({"value": self.values, "residual norm": self.residual_norms,
@@ -199,7 +199,7 @@ class ShapleyResiduals:
                 f"max relative residual={np.max(self.relative):.3g})")
 
 
-def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS):
+def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS) -> ShapleyResiduals:
     """Shapley values and Shapley residuals of a game (Kumar et al. 2020).
 
     View the game as a function v on the vertices of the hypercube {0,1}^d,

@@ -8,10 +8,17 @@ the model-agnostic baselines) it turns points to explain into a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._validation import check_feature_names, feature_names_in
 from ..games import Game
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["ValueFunction", "register", "get", "registered", "distinct_coalition_weights",
            "resolve_groups", "EmbeddingValueFunction", "default_background",
@@ -20,7 +27,7 @@ __all__ = ["ValueFunction", "register", "get", "registered", "distinct_coalition
 _REGISTRY: dict[str, type] = {}
 
 
-def register(name):
+def register(name) -> Callable[[type], type]:
     """Class decorator: make a value function available as ``kx.explain(..., value=name)``."""
 
     def decorator(cls):
@@ -31,12 +38,12 @@ def register(name):
     return decorator
 
 
-def registered():
+def registered() -> list[str]:
     """Names accepted by ``kx.explain(value=...)``."""
     return sorted(_REGISTRY)
 
 
-def get(name):
+def get(name) -> type:
     if name not in _REGISTRY:
         raise ValueError(
             f"unknown value function {name!r}; accepted: {', '.join(repr(n) for n in registered())}"
@@ -44,7 +51,7 @@ def get(name):
     return _REGISTRY[name]
 
 
-def distinct_coalition_weights(z, weights=None):
+def distinct_coalition_weights(z, weights=None) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of a coalition array and how each output combines them.
 
     Parameters
@@ -76,7 +83,7 @@ def distinct_coalition_weights(z, weights=None):
     return uniq, W
 
 
-def resolve_groups(groups, names):
+def resolve_groups(groups, names) -> list[list[int]]:
     """Groups of feature indices from groups of indices or names (``names``: the game's features)."""
     out = []
     for g in groups:
@@ -97,7 +104,7 @@ def resolve_groups(groups, names):
     return out
 
 
-def missing_background_error(model, name="background"):
+def missing_background_error(model, name="background") -> ValueError:
     """The ValueError for a model that keeps no training inputs to default a background to.
 
     Parameters
@@ -119,7 +126,7 @@ def missing_background_error(model, name="background"):
     )
 
 
-def default_background(model, background, name="background"):
+def default_background(model, background, name="background") -> ArrayLike:
     """The sample a value function averages over: ``background``, else the training inputs.
 
     Parameters
@@ -207,7 +214,7 @@ class ValueFunction:
         g.meta.setdefault("value_function", self.name)
         return g
 
-    def expected_feature_names(self):
+    def expected_feature_names(self) -> list[str] | None:
         """The feature names, in order, that DataFrames explained by this value function must have.
 
         The model's real names (scikit-learn ``feature_names_in_``, or a

@@ -24,6 +24,8 @@ The Shapley values are available exactly in polynomial time with
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._config import working_elements
@@ -32,6 +34,9 @@ from ..games import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentG
 from ..models import as_expansion
 from .base import ValueFunction, register
 from .interventional import SumOfKernelGames, split_sum_expansion
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["FunctionalBaseline", "FunctionalBaselineGame"]
 
@@ -70,10 +75,10 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
             a[0, 1] = 0.0
         return np.asarray(w)[None, :], a
 
-    def n_terms(self):
+    def n_terms(self) -> int:
         return len(self.model.X_train) + (2 if self.normalize else 1)
 
-    def iter_terms(self, max_elements=None):
+    def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         if max_elements is None:
             max_elements = working_elements(8)
         alpha = self.model.alpha[None, :]
@@ -83,7 +88,7 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
         w, a = self._extra_terms()
         yield slice(0, self.n_instances), w, a, np.ones_like(a)
 
-    def coefficient_matrices(self, coalitions, weights=None):
+    def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:
         """The worths as linear maps of alpha: v(S)(x_a) = (M_S @ alpha)[a] + b.
 
         PKeX Def. 1: M_S = K_S(X, X_train) (all ones for the empty coalition);
@@ -119,7 +124,7 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
             out[:, rows] = np.einsum("cai,cq->qai", P, W)
         return out
 
-    def unit_game(self):
+    def unit_game(self) -> ProductGame:
         """The games of the unit models k(., x_i), one per (training point, explained point).
 
         A product game with n_train * n_x instances, instance i * n_x + a being

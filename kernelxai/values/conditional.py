@@ -74,7 +74,7 @@ def _standardise(cov):
     return cov / np.outer(sd, sd), sd
 
 
-def conditional_gaussian_blocks(R, z):
+def conditional_gaussian_blocks(R, z) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gaussian conditioning for a stack of coalitions, in one batched eigendecomposition.
 
     For each coalition S (row of ``z``) and a covariance ``R`` (d x d), with
@@ -129,7 +129,7 @@ def conditional_gaussian_blocks(R, z):
     return coef, cov_sqrt, whiten
 
 
-def normal_scores(sorted_columns, X):
+def normal_scores(sorted_columns, X) -> np.ndarray:
     """Normal scores Phi^{-1}(F_j(x_j)) under each feature's empirical CDF.
 
     F_j(x) = (#{b < x} + #{b = x}/2 + 1/2) / (m + 1) over the m background
@@ -156,7 +156,7 @@ def normal_scores(sorted_columns, X):
     return ndtri(u)
 
 
-def empirical_quantiles(sorted_column, u, method="linear"):
+def empirical_quantiles(sorted_column, u, method="linear") -> np.ndarray:
     """The empirical quantile function of one feature at probabilities ``u`` (any shape).
 
     ``"linear"``: interpolation between order statistics at position (m - 1) u
@@ -245,13 +245,13 @@ class GaussianCopulaGame(_ModelCallGame):
         self.quantile_method = quantile_method
         self.scores = (normal_scores(sorted_data, X) - score_mean) / score_sd  # standardised
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         """L model calls per coalition and point, plus a few d x d eigendecompositions per coalition."""
         d, L = self.n_players, len(self.normals)
         return float(n_coalitions) * (self.n_instances * L * (self.point_flops + 20.0 * d)
                                       + 30.0 * d**3)
 
-    def cost_advice(self):
+    def cost_advice(self) -> list[str]:
         return [f"fewer Monte Carlo draws (n_samples=..., now {len(self.normals)})"]
 
     def _inner(self, z, inner, out):
@@ -369,7 +369,7 @@ class EmpiricalGame(_ModelCallGame):
         self.scaled_X, self.scaled_data = X / sd, data / sd
         self.bandwidth, self.weight_share, self.n_samples = bandwidth, weight_share, n_samples
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         """Distances and a sort over the m rows, and up to min(n_samples, m) model calls."""
         d, m = self.n_players, len(self.background)
         kept = min(self.n_samples, m)
@@ -377,7 +377,7 @@ class EmpiricalGame(_ModelCallGame):
                                                           + kept * self.point_flops)
                                       + 30.0 * d**3 + 2.0 * m * d * d)
 
-    def cost_advice(self):
+    def cost_advice(self) -> list[str]:
         return [f"a smaller background (now {len(self.background)} rows)",
                 f"fewer kept rows (n_samples=..., now {self.n_samples})"]
 

@@ -38,8 +38,12 @@ import numbers
 import os
 import tempfile
 import time
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = [
     "Default",
@@ -56,7 +60,7 @@ __all__ = [
 # atomic writes
 # --------------------------------------------------------------------------- #
 @contextlib.contextmanager
-def atomic_write(path, mode="w", **open_kwargs):
+def atomic_write(path, mode="w", **open_kwargs) -> Iterator[IO[Any]]:
     """Open a temporary file next to ``path``; on success move it onto ``path``.
 
     Parameters
@@ -110,7 +114,7 @@ def atomic_write(path, mode="w", **open_kwargs):
 # --------------------------------------------------------------------------- #
 # timing and JSON
 # --------------------------------------------------------------------------- #
-def timed(fn, repeat=1):
+def timed(fn, repeat=1) -> tuple[Any, float]:
     """Call ``fn()`` ``repeat`` times; return (its last result, the best wall time in seconds)."""
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
@@ -122,7 +126,7 @@ def timed(fn, repeat=1):
     return out, best
 
 
-def to_jsonable(obj):
+def to_jsonable(obj) -> Any:
     """Convert numpy scalars/arrays (and nested containers of them) to JSON types.
 
     Non-finite floats become the strings "nan", "inf" and "-inf" so that the
@@ -146,7 +150,7 @@ def to_jsonable(obj):
     return obj
 
 
-def save_results(path, results, *, summary=None, parameters=None):
+def save_results(path, results, *, summary=None, parameters=None) -> dict[str, Any]:
     """Write a notebook's key numbers to ``path`` as JSON and return them.
 
     The file is written atomically (see :func:`atomic_write`): if ``results``
@@ -293,11 +297,11 @@ class Default:
             except ValueError as exc:
                 raise ValueError(f"default: the {mode} default {v!r} is not accepted: {exc}") from None
 
-    def for_mode(self, *, smoke=False, paper=False):
+    def for_mode(self, *, smoke=False, paper=False) -> Any:
         """The default value in the given mode."""
         return self.paper if paper else (self.smoke if smoke else self.value)
 
-    def accepted(self):
+    def accepted(self) -> str:
         """Words saying which values are accepted, e.g. "an integer >= 10"."""
         return _describe(self)
 
@@ -309,7 +313,8 @@ class Default:
         return f"default({self.value!r}{extra})"
 
 
-def default(value, *, smoke=_SAME, paper=_SAME, minimum=None, maximum=None, choices=None, doc=None):
+def default(value, *, smoke=_SAME, paper=_SAME, minimum=None, maximum=None, choices=None,
+            doc=None) -> Default:
     """Declare a notebook parameter: its value in each mode and what it accepts.
 
     Parameters
@@ -497,7 +502,7 @@ def _validate(name, value, d):
     return out
 
 
-def resolve_parameters(namespace):
+def resolve_parameters(namespace) -> dict[str, Any]:
     """Replace every :class:`Default` by its value for the mode; validate everything.
 
     Parameters

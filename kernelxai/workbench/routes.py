@@ -103,7 +103,7 @@ def _route(model, X, value, output):
     return _shorten(route.split(":")[0] + suffix)
 
 
-def route_table(seed=0):
+def route_table(seed=0) -> list[tuple[str, str, str, str]]:
     """The route ``kx.explain`` takes for representative models and every value function.
 
     Parameters
@@ -130,7 +130,7 @@ def route_table(seed=0):
     return rows
 
 
-def route_table_markdown(rows=None):
+def route_table_markdown(rows=None) -> str:
     """The table of :func:`route_table` as markdown: one row per model, one column per value.
 
     Parameters
