@@ -55,7 +55,7 @@ def test_uncertainty_notebook():
     # the i.i.d.-sample intervals cover at the nominal rate (within binomial noise)
     for key in ("permutation (t)", "single-reference (t)"):
         assert abs(res["coverage"][key] - res["level"]) <= res["band"], key
-    assert res["coverage"]["KernelSHAP (bootstrap)"] >= res["level"] - 2 * res["band"]
+    assert res["coverage"]["KernelSHAP (delta method)"] >= res["level"] - 2 * res["band"]
     assert res["perturbations_to_go"]["converged"]
 
 

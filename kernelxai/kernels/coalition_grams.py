@@ -1,8 +1,11 @@
-"""Gram matrices of many coalitions from one cached per-feature tensor.
+"""Gram matrices of many coalitions: from one cached per-feature tensor, or along the coalition lattice.
 
 Takes a product kernel, a sum of them or a Matern kernel and two point sets;
 hands on K_S(A, B) for any coalitions S to the value functions that condition
-on coalitions (RKHS-SHAP) and the functionals.
+on coalitions (RKHS-SHAP) and the functionals: :class:`CoalitionGrams` one
+matrix product each for any set of coalitions at once, :class:`LatticeGrams`
+one elementwise pass each along a depth-first walk (:func:`lattice_walk`) for
+large Grams built one coalition at a time.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numpy as np
 from .non_product import Matern, SumKernel
 from .product_kernels import ProductKernel
 
-__all__ = ["CoalitionGrams"]
+__all__ = ["CoalitionGrams", "LatticeGrams", "lattice_walk"]
 
 
 class CoalitionGrams:
@@ -80,3 +83,165 @@ class CoalitionGrams:
             E = self.kernel._profile(np.sqrt(np.maximum(E, 0.0)))
         return E.reshape((len(Z),) + self.shape)
 
+
+def lattice_walk(coalitions, d) -> list[tuple[int, int, int, bool]]:
+    """Depth-first order of the coalition lattice that reaches every coalition in ``coalitions``.
+
+    Each coalition S = {s_1 < ... < s_k} is reached through its prefixes
+    {s_1}, {s_1, s_2}, ..., so every step adds one feature to the node one
+    level up and a node's Gram is one elementwise product of its parent's Gram
+    and one per-feature Gram.
+
+    Parameters
+    ----------
+    coalitions : bool array (c, d)
+        The coalitions to reach (the empty one is skipped).
+    d : int
+
+    Returns
+    -------
+    list of (mask, depth, feature, keep)
+        ``mask`` the node as an int bit mask (bit j = feature j), ``depth`` its
+        size, ``feature`` the feature added to its parent and ``keep`` whether
+        a later node extends it (its Gram must then be kept on the stack).
+    """
+    bits = 1 << np.arange(d, dtype=np.int64)
+    targets = np.asarray(coalitions, dtype=bool).astype(np.int64) @ bits
+    nodes = set()
+    for mask in targets.tolist():
+        prefix = 0
+        for j in range(d):
+            if mask >> j & 1:
+                prefix |= 1 << j
+                nodes.add(prefix)
+    order = []
+    todo = [(0, 0, -1)]
+    while todo:
+        mask, depth, last = todo.pop()
+        children = [(mask | 1 << j, depth + 1, j) for j in range(last + 1, d) if (mask | 1 << j) in nodes]
+        if depth:
+            order.append((mask, depth, last, bool(children)))
+        todo.extend(reversed(children))
+    return order
+
+
+class LatticeGrams:
+    """K_S(A, B) along a :func:`lattice_walk`: one elementwise pass per coalition, a stack of partial Grams.
+
+    Takes a product kernel (K_S is the elementwise product of per-feature
+    Grams) or a :class:`Matern` kernel (K_S is its profile of the sum of
+    per-feature squared scaled differences) and two point sets; hands on K_S
+    for the nodes of the walk, written into a caller's matrix or kept on a
+    stack of at most ``depth`` partial results for the node's children.
+
+    With ``B`` None (K_S(A, A), symmetric) only the lower triangle is stored,
+    as row blocks ``rows r0:r1 x columns 0:r1``: a full matrix filled by
+    :meth:`node` holds K_S on and below its diagonal (and on the diagonal
+    blocks) -- what a lower Cholesky factorisation and :meth:`matmul` read.
+
+    Parameters
+    ----------
+    kernel : ProductKernel or Matern
+    A : array (na, d)
+    B : array (nb, d), optional
+    n_blocks : int
+        Row blocks of the lower triangle (more blocks: less storage above the
+        diagonal, more Python calls per pass).
+    """
+
+    def __init__(self, kernel, A, B=None, *, n_blocks=16):
+        if not self.supports(kernel):
+            raise TypeError(f"LatticeGrams supports product kernels and Matern; got {kernel!r}")
+        self.symmetric = B is None
+        A, B = kernel._check_pair(A, B)
+        self.kernel, self.shape, self.d = kernel, (A.shape[0], B.shape[0]), A.shape[1]
+        self.product = isinstance(kernel, ProductKernel)
+        self.bounds = self.row_blocks(A.shape[0], B.shape[0], self.symmetric, n_blocks)
+        scale = None if self.product else kernel._scales(self.d)
+        self.terms = [[self._term(A[r0:r1], B[:c1], j, scale) for r0, r1, c1 in self.bounds]
+                      for j in range(self.d)]
+        self.stack = {}
+
+    def _term(self, A, B, j, scale):
+        if self.product:
+            return np.ascontiguousarray(self.kernel.feature_grams(A, B, [j])[:, :, 0])
+        G = np.subtract.outer(A[:, j], B[:, j])
+        G /= scale[j]
+        return np.multiply(G, G, out=G)
+
+    @staticmethod
+    def supports(kernel) -> bool:
+        """Whether K_S of ``kernel`` can be built along the lattice."""
+        return isinstance(kernel, (ProductKernel, Matern))
+
+    @staticmethod
+    def row_blocks(na, nb, symmetric, n_blocks=16) -> list[tuple[int, int, int]]:
+        """(r0, r1, c1) of the stored blocks: the lower triangle in row blocks, or the whole matrix."""
+        if not symmetric:
+            return [(0, na, nb)]
+        edges = np.unique(np.linspace(0, na, max(1, min(n_blocks, na)) + 1).astype(int))
+        return [(int(a), int(b), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+
+    @classmethod
+    def elements(cls, na, nb, d, symmetric, depth, n_blocks=16) -> int:
+        """Numbers held by the per-feature cache and a stack of ``depth`` partial Grams."""
+        size = sum((r1 - r0) * c1 for r0, r1, c1 in cls.row_blocks(na, nb, symmetric, n_blocks))
+        return size * (d + max(0, depth - 1))
+
+    def node(self, depth, feature, out=None, keep=False) -> None:
+        """Build K_S of the node ``depth`` of the walk that adds ``feature`` to the node above it.
+
+        The node above (depth - 1) must be on the stack (depth 1: the empty
+        coalition). With ``keep`` the node's partial Gram goes on the stack for
+        its children; with ``out`` (an (na, nb) array) K_S is written into it
+        (lower triangle and diagonal blocks when symmetric).
+        """
+        parent = self.stack.get(depth - 1) if depth > 1 else None
+        own = self.terms[feature]
+        if keep:
+            if depth == 1:
+                self.stack[1] = own
+            else:
+                slot = self.stack.get(depth)
+                if slot is None:
+                    slot = [np.empty_like(t) for t in own]
+                for p, t, s in zip(parent, own, slot):
+                    self._combine(p, t, s)
+                self.stack[depth] = slot
+            if out is not None:
+                self.fill(depth, out)
+            return
+        if out is None:
+            return
+        for (r0, r1, c1), t, p in zip(self.bounds, own, parent or own):
+            view = out[r0:r1, :c1]
+            if parent is None:
+                view[...] = t
+            else:
+                self._combine(p, t, view)
+            if not self.product:
+                view[...] = self.kernel._profile(np.sqrt(view))
+
+    def fill(self, depth, out) -> None:
+        """Write K_S of the node on the stack at ``depth`` into ``out``."""
+        for (r0, r1, c1), s in zip(self.bounds, self.stack[depth]):
+            if self.product:
+                out[r0:r1, :c1] = s
+            else:
+                out[r0:r1, :c1] = self.kernel._profile(np.sqrt(s))
+
+    def _combine(self, parent, term, out):
+        if self.product:
+            np.multiply(parent, term, out=out)
+        else:
+            np.add(parent, term, out=out)
+
+    def matmul(self, W, depth=None, full=None) -> np.ndarray:
+        """K_S @ W for the node on the stack at ``depth`` (product kernels) or the K_S written in ``full``."""
+        out = np.zeros((self.shape[0],) + W.shape[1:])
+        blocks = (self.stack[depth] if full is None else [full[r0:r1, :c1] for r0, r1, c1 in self.bounds])
+        for (r0, r1, c1), K in zip(self.bounds, blocks):
+            out[r0:r1] += K @ W[:c1]
+            if self.symmetric and r0:
+                out[:r0] += K[:, :r0].T @ W[r0:r1]
+        return out

@@ -21,6 +21,8 @@ enumeration or sampling, while ``"exact"``, ``"kernel"`` and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._config import working_elements
@@ -48,25 +50,38 @@ from .base import (
     register,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 __all__ = ["Interventional", "InterventionalGame", "SumOfKernelGames", "split_sum_expansion",
            "linear_interventional_game"]
 
 #: Up to this many players a request for many coalitions builds the table of all 2**d worths.
 TABLE_MAX_PLAYERS = 16
+#: Explained points per block of the table's per-point pass hold at most this many numbers
+#: (at least one point): blocks stay in cache.
+_POINT_BLOCK_ELEMENTS = 2**15
+#: Training points per pass of a mean-embedding sum hold at most this many numbers (at least one point).
+_SUM_BLOCK_ELEMENTS = 2**17
 
 
 def _subset_products(G, out):
-    """out[s] = prod_{l in s} G[..., l] for every bitmask s of the d features (subset DP).
+    """out[s] = prod_{l in s} G[l] for every bitmask s of the len(G) features (subset recurrence).
 
-    G has shape (..., d); out has shape (2**d,) + G.shape[:-1]. One
-    multiplication per entry: out[s + 2^l] = out[s] * G[..., l] for s < 2^l.
+    G has shape (d, ...), one factor array per feature; out has shape (2**d,) + G.shape[1:].
+    One multiplication per entry, each a contiguous pass: out[s + 2^l] = out[s] * G[l] for
+    s < 2^l.
     """
-    d = G.shape[-1]
     out[0] = 1.0
-    for l in range(d):
+    for l in range(len(G)):
         h = 1 << l
-        np.multiply(out[:h], G[..., l], out=out[h:2 * h])
+        np.multiply(out[:h], G[l], out=out[h:2 * h])
     return out
+
+
+def _halves(d):
+    """(d_low, d_high): the features split in two, low bits first (bitmask s = s_low + 2**d_low s_high)."""
+    return d // 2, d - d // 2
 
 
 def _gram_blocks(kernel, A, X_train, rows_per_block):
@@ -95,16 +110,35 @@ class _EmbeddingSums:
 
 
 def _subset_sums(job, B):
-    """sum_b prod_{l in s} k_l(b_l, x_il) for every bitmask s of the features: (2**d, n)."""
+    """sum_b prod_{l in s} k_l(b_l, x_il) for every bitmask s of the features: (2**d, n).
+
+    With the features split in halves, s = s_low + 2**d_low s_high and
+    prod_{l in s} = P_low[s_low] * P_high[s_high], so for each training point i the
+    sums over the rows b of all 2**d products are one matrix product,
+    P_high[:, b, i] @ P_low[:, b, i].T -- the subset products of each half (2**d_low +
+    2**d_high multiplications per (b, i)) and n small BLAS-3 products instead of 2**d
+    elementwise passes over the (rows, n) table.
+    """
     d, n = B.shape[1], len(job.X_train)
-    size = 2**d
-    step = max(1, job.max_elements // (n * (size + d)))
-    out = np.zeros((size, n))
-    P = np.empty((size, min(step, len(B)), n))
+    low, high = _halves(d)
+    width = 2**low + 2**high + d                       # numbers per (row, training point) in flight
+    step = max(1, job.max_elements // (n * (width + 2 * d)))
+    out = np.zeros((n, 2**high, 2**low))
     for rows, G in _gram_blocks(job.kernel, B, job.X_train, step):
         k = rows.stop - rows.start
-        out += np.ones(k) @ _subset_products(G, P[:, :k])  # sum over the block's rows (BLAS)
-    return out
+        # training points per pass: the pass's products stay in cache (each point's sums are
+        # its own matrix product, so the passes do not change a bit of them)
+        cols = max(1, min(n, _SUM_BLOCK_ELEMENTS // (k * width)))
+        F = np.empty((d, cols, k))
+        P_low, P_high = np.empty((2**low, cols, k)), np.empty((2**high, cols, k))
+        for i0 in range(0, n, cols):
+            c = min(cols, n - i0)
+            np.copyto(F[:, :c], G[:, i0:i0 + c].transpose(2, 1, 0))   # F[l, i, b] = k_l(b_l, x_il)
+            _subset_products(F[:low, :c], P_low[:, :c])
+            _subset_products(F[low:, :c], P_high[:, :c])
+            # out[i, s_high, s_low] += sum_b P_high[s_high, i, b] P_low[s_low, i, b]
+            out[i0:i0 + c] += np.matmul(P_high[:, :c].transpose(1, 0, 2), P_low[:, :c].transpose(1, 2, 0))
+    return out.reshape(n, 2**d).T
 
 
 def _absent_sums(job, B):
@@ -123,7 +157,9 @@ def _absent_sums(job, B):
     return out
 
 
-def split_sum_expansion(expansion, fold_constants=False, return_scales=False):
+def split_sum_expansion(
+    expansion, fold_constants=False, return_scales=False
+) -> list[KernelExpansion] | tuple[list[KernelExpansion], list[float], float]:
     """The expansions with product kernels whose sum is an expansion with a SumKernel.
 
     f(x) = sum_i alpha_i sum_r c_r k_r(x, x_i) + b is the sum over r of
@@ -177,7 +213,7 @@ class SumOfKernelGames(SumOfProductGames, LinearInCoefficients):
         super().__init__(games, player_names=player_names, data=data, meta=meta)
         self.scales, self.folded = [float(c) for c in scales], float(folded)
 
-    def coefficient_matrices(self, coalitions, weights=None):
+    def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:
         """sum_r c_r M^r_S (+ c_0 on every entry): (c, n_x, n_train), or (q, n_x, n_train) with weights."""
         z, _ = self._check_coalitions(coalitions)
         out = None
@@ -192,11 +228,11 @@ class SumOfKernelGames(SumOfProductGames, LinearInCoefficients):
                 out = out + self.folded * W[:, None, None]
         return out
 
-    def grouped(self, groups, names=None):
+    def grouped(self, groups, names=None) -> ProductGame:
         return SumOfProductGames.grouped(self, groups, names)
 
 
-def linear_interventional_game(expansion, background, X, player_names, meta=None):
+def linear_interventional_game(expansion, background, X, player_names, meta=None) -> ProductGame:
     """The interventional game of a linear-kernel expansion in closed form, as a product game.
 
     With k(x, x') = x . x' the model is f(x) = w . x + b, w = sum_i alpha_i x_i,
@@ -241,11 +277,11 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         self._table = None
 
     # -------------------------------------------------------------- cost model
-    def n_terms(self):
+    def n_terms(self) -> int:
         """One term per (training point, background point), plus the intercept."""
         return len(self.expansion.X_train) * len(self.background) + 1
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         """Tabulating all 2**d worths costs ~(m + 2 n_x) n 2**d; single coalitions ~(m + n_x) n d each."""
         d, n, m, nx = self.n_players, len(self.expansion.X_train), len(self.background), self.n_instances
         direct = float(n_coalitions) * (m + nx) * n * (d + 2)
@@ -253,7 +289,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
             return min(direct, float(m + 2 * nx) * n * 2**d + 2.0**d * d * (m + nx))
         return direct
 
-    def cost_advice(self):
+    def cost_advice(self) -> list[str]:
         return [f"a smaller or summarised background (background=..., now {len(self.background)} rows)",
                 f"fewer explained points per call (now {self.n_instances})"]
 
@@ -287,21 +323,38 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
                             progress=self.progress or None, desc="mean embeddings")
         return total / len(self.background)
 
-    def worth_table(self):
-        """Worths of all 2**d coalitions, shape (2**d, n_x), indexed by bitmask."""
-        d, n = self.n_players, len(self.expansion.X_train)
+    def worth_table(self) -> np.ndarray:
+        """Worths of all 2**d coalitions, shape (2**d, n_x), indexed by bitmask.
+
+        v(s)(x_a) = sum_i alpha_i mu_{s^c}(x_i) K_s(x_a, x_i) + b, with K_s the product
+        of the two halves' subset products (see :func:`_subset_sums`): per explained
+        point one multiplication of the weights by the low half's products and one
+        batch of matrix-vector products with the high half's -- about 2 * 2**d * n
+        operations per point, the arithmetic of the table itself.
+        """
+        d, n, nx = self.n_players, len(self.expansion.X_train), self.n_instances
+        low, high = _halves(d)
         size = 2**d
-        step = max(1, self.max_elements // (n * (size + d)))
         mu = self._embedding(None)  # mu[s, i] = (1/m) sum_b prod_{l in s} k_l(b_l, x_il)
-        full = size - 1
-        weights = self.expansion.alpha[None, :] * mu[full ^ np.arange(size)]  # alpha_i mu_{S^c}(x_i)
-        V = np.empty((size, self.n_instances))
-        P = np.empty((size, min(step, self.n_instances), n))
+        # W[s_high, s_low, i] = alpha_i mu_{S^c}(x_i) with s = s_low + 2**low s_high
+        W = (self.expansion.alpha[None, :] * mu[(size - 1) ^ np.arange(size)]).reshape(2**high, 2**low, n)
+        V = np.empty((2**high, 2**low, nx))
+        # explained points per block: the block's products Y stay in cache (at least one point)
+        k_max = max(1, min(nx, _POINT_BLOCK_ELEMENTS // (size * n)))
+        Y = np.empty((2**high, k_max, 2**low, n))
+        step = max(k_max, min(nx, self.max_elements // (n * (2**low + 2**high + 3 * d))))
         for rows, G in self._grams(self.X, step):
-            k = rows.stop - rows.start
-            Q = _subset_products(G, P[:, :k])
-            V[:, rows] = np.matmul(Q, weights[:, :, None])[..., 0]
-        return V + self.expansion.intercept
+            F = G.transpose(2, 0, 1).copy()                  # F[l, a, i] = k_l(x_al, x_il)
+            Q_low = _subset_products(F[:low], np.empty((2**low,) + F.shape[1:])).transpose(1, 0, 2)
+            Q_high = _subset_products(F[low:], np.empty((2**high,) + F.shape[1:]))[..., None]
+            for a0 in range(0, len(F[0]), k_max):
+                k = min(k_max, len(F[0]) - a0)
+                # Y[s_high, a, s_low, i] = W[s_high, s_low, i] K_{s_low}(x_a, x_i), then the sums
+                # over i with K_{s_high}(x_a, x_i): one matrix-vector product per (s_high, a)
+                np.multiply(W[:, None], Q_low[None, a0:a0 + k], out=Y[:, :k])
+                part = np.matmul(Y[:, :k], Q_high[:, a0:a0 + k])[..., 0]       # (2**high, k, 2**low)
+                V[:, :, rows.start + a0:rows.start + a0 + k] = part.transpose(0, 2, 1)
+        return V.reshape(size, nx) + self.expansion.intercept
 
     def _worths(self, z):
         """Worths of the (distinct) coalitions z, shape (len(z), n_x)."""
@@ -330,7 +383,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
                     P[sel] *= G[None, :, :, l]
             yield rows, P
 
-    def coefficient_matrices(self, coalitions, weights=None):
+    def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:
         """The worths as linear maps of alpha: v(S)(x_a) = (M_S @ alpha)[a] + intercept.
 
         RKHS-SHAP Prop. 3: M_S[a, i] = K_S(x_a, x_i) mu_{S^c}(x_i). Weighted
@@ -357,7 +410,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
             out[:, rows] = np.einsum("cai,qci->qai", P, C)
         return out
 
-    def unit_game(self):
+    def unit_game(self) -> ProductGame:
         """The interventional games of the unit models k(., x_i), one per (training point, explained point).
 
         A :class:`~kernelxai.games.ProductGame` with n_train * n_x instances,
@@ -368,7 +421,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         return _UnitInterventionalGame(self)
 
     # ---------------------------------------------------------- product route
-    def iter_terms(self, max_elements=None):
+    def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         """Terms (i, b): a = k(x, x_i) per feature, c = k(b, x_i) per feature, w = alpha_i / m.
 
         Plus one constant term (a = c = 1) carrying the intercept. Blocks hold
@@ -401,7 +454,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
                     a = np.repeat(A[xb], k_b, axis=1)  # (cx, k_i * k_b, d), rows (i, b)
                     yield xb, w, a, C
 
-    def grouped(self, groups, names=None):
+    def grouped(self, groups, names=None) -> GroupedProductGame:
         """Groups as players: product terms multiply within groups, worths via the KME route."""
         return _GroupedInterventionalGame(self, groups, names)
 
@@ -510,12 +563,14 @@ class Interventional(ValueFunction, EmbeddingValueFunction):
         bg = default_background(self.model, background)
         self.background = check_background(bg, self.model.n_features,
                                            feature_names=feature_names_in(self.model))
+        # an unnamed model: the background's columns, if it was a DataFrame, are what X must match
+        self.background_names = feature_names_in(bg) if feature_names_in(self.model) is None else None
         self.max_elements = None if max_elements is None else check_max_elements(max_elements)
         self.progress = bool(progress)
         self._set_groups(groups, group_names)
 
     @property
-    def is_product(self):
+    def is_product(self) -> bool:
         return bool(self.model.kernel.is_product)
 
     def _game(self, X):
