@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+from typing import TYPE_CHECKING
 
 from ..estimators.registry import InvalidOptionError
 from ..games import ProductGame
@@ -14,6 +15,9 @@ from ..values.conditional import Empirical, GaussianCopula
 from ..values.interventional import Interventional
 from .intake import Target, as_target, intake
 from .rows import explain_rows
+
+if TYPE_CHECKING:
+    from ..explanation import Explanation
 
 __all__ = ["explain", "BackgroundRequiredError"]
 
@@ -42,7 +46,7 @@ def _value_function_options(cls):
 
 
 def explain(model, X, value="interventional", background=None, method="auto", *, groups=None,
-            group_names=None, output=None, n_jobs=None, rows_per_chunk=None, **options):
+            group_names=None, output=None, n_jobs=None, rows_per_chunk=None, **options) -> Explanation:
     """Shapley values of a kernel model's predictions at the rows of ``X``.
 
     Parameters
@@ -183,7 +187,7 @@ def _explain_target(target, X, value, background, method, groups, group_names, n
         result.meta["preprocessing"] = (f"{', '.join(folded)} folded into the kernel (per-feature "
                                         "affine): values in the original features' units")
     if model_output is not None:
-        result.meta["model_output"] = model_output
+        result.meta["model_method"] = result.meta["model_output"] = model_output  # the method called
     return result
 
 
@@ -204,7 +208,8 @@ def build_game(model, X, value="interventional", background=None, *, groups=None
     expansion : KernelExpansion or None
         The model as a kernel expansion, or None when it is explained through model calls.
     model_output : str or None
-        How a classifier explained through model calls is called (``"decision_function"``).
+        Which method of the model is called when it is explained through model calls
+        (``"predict"``, ``"decision_function"``, ``"score_samples"``, ...; ``meta["model_method"]``).
     accepted : list of str
         The value function's constructor keywords (for error messages).
     value_function : ValueFunction

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..models.convert import as_expansion, output_plan
+from ..models.convert.plans import CallOutput
 
 if TYPE_CHECKING:
     from ..models.convert import OutputPlan
@@ -42,9 +43,15 @@ class Target:
     call : object or None
         What the model-call value functions call (an object with ``predict``, or a
         callable): a classifier is called through its ``decision_function``
-        (its ``predict`` gives labels). None when ``expansion`` is given.
+        (its ``predict`` gives labels), an outlier detector through its score
+        (``decision_function``, else ``score_samples``; its ``predict`` gives
+        +-1 labels). None when ``expansion`` is given.
     model_output : str or None
-        ``"decision_function"`` when ``call`` is a classifier's decision function.
+        The method of the user's model that ``call`` calls, for a model-call
+        target: ``"predict"``, ``"decision_function"``, ``"predict_proba"``,
+        ``"score_samples"``, ``"transform"`` or ``"__call__"`` (a plain
+        function); ``kx.explain`` reports it as ``meta["model_method"]``.
+        None when ``expansion`` is given (or the method is unknown).
     """
 
     name: str | None
@@ -135,29 +142,46 @@ def why_not_a_kernel_model(model: Any, err: Exception) -> str:
     return reason
 
 
-class _DecisionFunction:
-    """A classifier seen through its decision function, for the model-call value functions."""
+class _ModelMethod:
+    """A model seen through one of its methods (its score, not its labels), for the model-call value functions."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, method: str) -> None:
         self.model = model
+        self.method = method
+        self.display_name = getattr(model, "display_name", type(model).__name__)
         for attr in ("feature_names_in_", "n_features_in_"):
             if hasattr(model, attr):
                 setattr(self, attr, getattr(model, attr))
 
     def predict(self, X: Any) -> Any:
-        return self.model.decision_function(X)
+        return getattr(self.model, self.method)(X)
 
 
 def _call_of(model: Any) -> tuple[Any, str | None]:
-    """(what to call, model output): a classifier through ``decision_function`` when it has one."""
-    if not callable(model) and not callable(getattr(model, "predict", None)):
+    """(what to call, which method of the model that calls): the one place a model-call target is chosen.
+
+    An output of an output plan calls what its plan says; a classifier is called
+    through ``decision_function`` when it has one (``predict`` gives labels); an
+    outlier detector (scikit-learn's ``is_outlier_detector``: +-1 ``predict``,
+    e.g. OneClassSVM, IsolationForest, LocalOutlierFactor(novelty=True)) through
+    its score, ``decision_function``, else ``score_samples``, never its labels;
+    anything else through ``predict`` (a plain function: itself).
+    """
+    if isinstance(model, CallOutput):
+        return model, model.model_method
+    has_predict = callable(getattr(model, "predict", None))
+    if not callable(model) and not has_predict:
         return model, None  # refused by the value function step, with its message
-    from sklearn.base import is_classifier
+    if not has_predict:
+        return model, "__call__"
+    from sklearn.base import is_classifier, is_outlier_detector
 
     try:
-        classifier = is_classifier(model)
+        classifier, detector = is_classifier(model), is_outlier_detector(model)
     except AttributeError:  # not a scikit-learn estimator
-        classifier = False
-    if classifier and callable(getattr(model, "decision_function", None)):
-        return _DecisionFunction(model), "decision_function"
-    return model, None
+        classifier = detector = False
+    scores = ("decision_function", "score_samples") if detector else ("decision_function",) if classifier else ()
+    for method in scores:
+        if callable(getattr(model, method, None)):
+            return _ModelMethod(model, method), method
+    return model, "predict"

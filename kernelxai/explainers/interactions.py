@@ -257,6 +257,6 @@ def explain_interactions(model, X, value="interventional", background=None, inde
                                n_jobs=n_jobs, rows_per_chunk=rows_per_chunk)
     result.meta["route"] = route
     if model_output is not None:
-        result.meta["model_output"] = model_output
+        result.meta["model_method"] = result.meta["model_output"] = model_output  # the method called
     return result
 

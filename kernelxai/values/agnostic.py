@@ -173,11 +173,11 @@ class MarginalGame(Game):
         self.point_flops = 1000.0 * X.shape[1] if point_flops is None else float(point_flops)
         self._full = self._empty = None
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         """m model calls per coalition and explained point."""
         return float(n_coalitions) * self.n_instances * len(self.background) * self.point_flops
 
-    def cost_advice(self):
+    def cost_advice(self) -> list[str]:
         return [f"a smaller or summarised background (now {len(self.background)} rows)",
                 "for kernel models, value='interventional' (mean embeddings instead of model calls)"]
 
@@ -329,12 +329,12 @@ class GaussianConditionalGame(Game):
         self.point_flops = 1000.0 * X.shape[1] if point_flops is None else float(point_flops)
         self._full = None
 
-    def evaluation_flops(self, n_coalitions):
+    def evaluation_flops(self, n_coalitions) -> float:
         """L model calls per coalition and explained point, plus a d x d solve per coalition."""
         d = self.n_players
         return float(n_coalitions) * (self.n_instances * len(self.normals) * self.point_flops + 2.0 * d**3)
 
-    def cost_advice(self):
+    def cost_advice(self) -> list[str]:
         return [f"fewer Monte Carlo draws (n_samples=..., now {len(self.normals)})"]
 
     def _evaluate(self, z):

@@ -8,7 +8,8 @@ per output: a kernel expansion, or a model-call target with its reason).
 One file per model family, each declaring a
 :class:`~kernelxai.models.convert.converters.Converter` and registering it:
 ``own_models`` (KernelExpansion, KernelRidge, KernelLogisticRegression),
-``sklearn_krr``, ``sklearn_svm``, ``calibrated_svc``, ``sklearn_gp``,
+``sklearn_krr``, ``sklearn_svm`` (also the nu-SVMs), ``one_class_svm``,
+``kernel_density``, ``kernel_pca``, ``calibrated_svc``, ``sklearn_gp``,
 ``scaled_pipeline`` (the affine maths in ``affine``), ``nystroem`` and
 ``random_features``; the output plans' shared machinery is in ``plans``. A new
 family is one more file imported below, and ``tests/test_converters.py``
@@ -18,7 +19,10 @@ checks it against brute-force model calls.
 # the families register themselves on import; the order breaks ties of equal priority
 from . import (  # noqa: F401
     calibrated_svc,
+    kernel_density,
+    kernel_pca,
     nystroem,
+    one_class_svm,
     own_models,
     random_features,
     scaled_pipeline,

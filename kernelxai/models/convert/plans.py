@@ -60,8 +60,8 @@ import numpy as np
 from ...explanation import Explanation
 from ..expansion import KernelExpansion
 
-__all__ = ["OUTPUTS", "OutputPlan", "CallOutput", "class_label", "refuse", "expansion_or_calls",
-           "training_inputs", "affine_expansion", "model_call_plan", "column", "log_odds_column",
+__all__ = ["OUTPUTS", "MODEL_METHODS", "method_name", "OutputPlan", "CallOutput", "class_label", "refuse",
+           "expansion_or_calls", "training_inputs", "affine_expansion", "model_call_plan", "column", "log_odds_column",
            "stack_outputs", "quiet_call"]
 
 
@@ -73,7 +73,14 @@ OUTPUTS = {
     "probability": "predict_proba, the predicted class probability",
     "ovo": "the pairwise (one-vs-one) decision functions of a multi-class SVC",
     "prediction": "the prediction of a regressor (one output per target)",
+    "score": "score_samples of an outlier detector (a OneClassSVM: decision_function + offset_)",
+    "density": "the density estimate exp(score_samples) of a KernelDensity (a kernel expansion)",
+    "log_density": "score_samples of a KernelDensity, the log of its density estimate",
+    "components": "transform of a KernelPCA: one output per component (each a kernel expansion)",
 }
+
+#: the model methods a model-call target may call (what meta["model_method"] reports)
+MODEL_METHODS = ("predict", "decision_function", "predict_proba", "score_samples", "transform")
 
 
 class OutputPlan:
@@ -104,7 +111,7 @@ class OutputPlan:
         return any(isinstance(t, CallOutput) for _, t in self.targets)
 
     @staticmethod
-    def background_for(target, background):
+    def background_for(target, background) -> object:
         """The background to explain ``target`` with: the given one, else the model's training inputs."""
         if background is None and isinstance(target, CallOutput):
             return getattr(target, "X_train", None)
@@ -144,9 +151,11 @@ def class_label(c) -> object:
 class CallOutput:
     """One output of a model seen through model calls: ``predict`` returns that output."""
 
-    def __init__(self, fn, model, why, X_train=None):
+    def __init__(self, fn, model, why, X_train=None, model_method=None):
         self._fn = fn
         self.why = why
+        #: the method of the user's model that ``fn`` calls (meta["model_method"]), if known
+        self.model_method = model_method or method_name(fn)
         #: what error messages call it: the user's model, not this wrapper
         self.display_name = getattr(model, "display_name", type(model).__name__)
         for attr in ("feature_names_in_", "n_features_in_"):
@@ -195,7 +204,7 @@ def affine_expansion(expansion, scale, shift) -> KernelExpansion:
 
 
 def model_call_plan(model, final, output) -> OutputPlan | None:
-    """Classifiers kernelxai does not convert: their outputs through model calls."""
+    """Classifiers and outlier detectors kernelxai does not convert: their outputs through model calls."""
     if output is None:
         return None
     from sklearn.base import is_classifier
@@ -209,6 +218,8 @@ def model_call_plan(model, final, output) -> OutputPlan | None:
         has.append("decision")
     if callable(getattr(model, "predict_proba", None)):
         has += ["log_odds", "probability"]
+    if callable(getattr(model, "score_samples", None)):
+        has.append("score")
     if not classifier and not has:
         if output == "prediction":
             return None
@@ -226,6 +237,9 @@ def model_call_plan(model, final, output) -> OutputPlan | None:
         return OutputPlan("decision", "decision_function, one column per class",
                           [(c, CallOutput(column(fn, j), model, why))
                            for j, c in enumerate(classes)], True)
+    if output == "score":
+        return OutputPlan("score", "score_samples (an outlier detector's score: lower is more abnormal)",
+                          [("score", CallOutput(column(model.score_samples, None), model, why))], False)
     make = log_odds_column if output == "log_odds" else column
     what = ("the log-odds log p / (1 - p) of" if output == "log_odds" else "predict_proba of")
     if binary:
@@ -241,6 +255,7 @@ def column(fn, j) -> object:
     def predict(X):
         out = np.asarray(fn(X), dtype=float)
         return out if j is None else out[:, j]
+    predict.model_method = method_name(fn)
     return predict
 
 
@@ -249,7 +264,14 @@ def log_odds_column(fn, j) -> object:
     def predict(X):
         p = np.asarray(fn(X), dtype=float)[:, j]
         return np.log(p) - np.log1p(-p)
+    predict.model_method = method_name(fn)
     return predict
+
+
+def method_name(fn) -> str | None:
+    """The name of the model method ``fn`` is (or calls, when it says so), if it is one of :data:`MODEL_METHODS`."""
+    name = getattr(fn, "model_method", None) or getattr(fn, "__name__", None)
+    return name if name in MODEL_METHODS else None
 
 
 def stack_outputs(results, names) -> Explanation:

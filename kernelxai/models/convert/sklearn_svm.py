@@ -1,6 +1,7 @@
-"""Converter of scikit-learn's support vector machines ``SVR`` and ``SVC`` (kernel ``"rbf"``).
+"""Converter of scikit-learn's support vector machines ``SVR``, ``SVC``, ``NuSVR``, ``NuSVC`` (kernel ``"rbf"``).
 
-Takes a fitted ``sklearn.svm.SVR`` or ``SVC``. Hands on the decision function
+Takes a fitted ``sklearn.svm.SVR``, ``SVC``, ``NuSVR`` or ``NuSVC`` (the nu-SVMs have the
+same dual expansion; only their training problem differs). Hands on the decision function
 sum_i dual_coef_i k(x, sv_i) + intercept_ as a kernel expansion over the
 support vectors (which are not training inputs: value functions then ask for
 ``background=``), and the output plans of an SVC: ``"decision"`` (default,
@@ -36,19 +37,24 @@ from .plans import (
 if TYPE_CHECKING:
     from .converters import Dispatch
 
-__all__ = ["SVM", "platt"]
+__all__ = ["SVM", "platt", "svm_expansion"]
 
 
-def _expansion(model: Any, dispatch: Dispatch) -> KernelExpansion:
-    from sklearn.svm import SVC
+def svm_expansion(model: Any, dispatch: Dispatch) -> KernelExpansion:
+    """The decision function sum_i dual_coef_i k(x, sv_i) + intercept_ of a fitted libsvm model ('rbf').
+
+    Any of scikit-learn's libsvm estimators (SVR, SVC, NuSVR, NuSVC, OneClassSVM): their
+    ``dual_coef_`` and ``intercept_`` carry the signs of ``decision_function``.
+    """
+    from sklearn.svm import SVC, NuSVC
 
     require_fitted(model, "dual_coef_")
     if model.kernel != "rbf":
         raise TypeError(f"sklearn {type(model).__name__} with kernel={model.kernel!r} is not supported: "
                         f"the supported kernel is 'rbf'; supported models: {SUPPORTED_MODELS}")
-    if isinstance(model, SVC) and len(model.classes_) != 2:
-        raise TypeError(f"sklearn SVC with {len(model.classes_)} classes is not supported: only "
-                        "binary SVC (one decision function) can be explained")
+    if isinstance(model, (SVC, NuSVC)) and len(model.classes_) != 2:
+        raise TypeError(f"sklearn {type(model).__name__} with {len(model.classes_)} classes is not supported: "
+                        "only a binary one (one decision function) can be explained")
     sv = np.asarray(model.support_vectors_, dtype=float)
     kernel = RBF(1.0 / np.sqrt(2.0 * model._gamma))
     return KernelExpansion(sv, np.asarray(model.dual_coef_, dtype=float)[0], kernel,
@@ -58,9 +64,9 @@ def _expansion(model: Any, dispatch: Dispatch) -> KernelExpansion:
 
 
 def _plan(model: Any, svm: Any, rebuild: Any, output: str | None, dispatch: Dispatch) -> Any:
-    from sklearn.svm import SVC
+    from sklearn.svm import SVC, NuSVC
 
-    if not isinstance(svm, SVC):
+    if not isinstance(svm, (SVC, NuSVC)):
         return DECLINED  # an SVR: a regressor's outputs, as any model's
     return _svc_plan(model, svm, rebuild, output, dispatch)
 
@@ -144,6 +150,7 @@ def _binary_svc(model, svc, rebuild, kind, classes, dispatch):
     def platt_log_odds(X):
         return B - A * np.asarray(model.decision_function(X), dtype=float)
 
+    platt_log_odds.model_method = "decision_function"
     target = expansion_or_calls(svc, rebuild, platt_log_odds, model,
                                  "the Platt log-odds through model calls", dispatch.as_expansion)
     if isinstance(target, KernelExpansion):
@@ -208,11 +215,12 @@ def _ovo_decision(model, svc):
         ovo.decision_function_shape = "ovo"
         _, rebuild = split_pipeline(model)
         return rebuild(ovo).decision_function(X)
+    decision.model_method = "decision_function"
     return decision
 
 
 def _examples() -> list[Example]:
-    from sklearn.svm import SVC, SVR
+    from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 
     def platt_log_odds(m):
         A, B = (float(v[0]) for v in platt(m))
@@ -230,19 +238,25 @@ def _examples() -> list[Example]:
                 calls={None: lambda m: m.decision_function}, table_output="decision"),
         Example("SVC (3 classes), output='ovo'", "rbf", lambda X, t: SVC().fit(X, t["three"]),
                 calls={"ovo": ovo}, table_output="ovo"),
+        Example("NuSVR", "rbf", lambda X, t: NuSVR(nu=0.4).fit(X, t["regression"]),
+                calls={None: lambda m: m.predict}),
+        Example("NuSVC, output='decision'", "rbf", lambda X, t: NuSVC(nu=0.3).fit(X, t["binary"]),
+                calls={None: lambda m: m.decision_function}, table_output="decision"),
+        Example("NuSVC (3 classes), output='ovo'", "rbf", lambda X, t: NuSVC(nu=0.2).fit(X, t["three"]),
+                calls={"ovo": ovo}, in_table=False),
     ]
 
 
 SVM = register(Converter(
     name="sklearn_svm",
-    classes=("sklearn.svm:SVR", "sklearn.svm:SVC"),
-    expansion=_expansion,
+    classes=("sklearn.svm:SVR", "sklearn.svm:SVC", "sklearn.svm:NuSVR", "sklearn.svm:NuSVC"),
+    expansion=svm_expansion,
     plan=_plan,
     outputs=("decision", "log_odds", "probability", "ovo", "prediction"),
     default="decision",
     exact=("decision", "log_odds", "ovo", "prediction"),
-    route="sklearn SVR / SVC (kernel 'rbf'): dual_coef_ on the support vectors; SVC decision, Platt "
-          "log_odds and pairwise ovo exact, probability through model calls",
+    route="sklearn SVR / SVC / NuSVR / NuSVC (kernel 'rbf'): dual_coef_ on the support vectors; SVC decision, "
+          "Platt log_odds and pairwise ovo exact, probability through model calls",
     examples=_examples,
     priority=20,
 ))
