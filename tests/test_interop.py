@@ -7,6 +7,8 @@ class with shap's attribute names (those of shap 0.51's ``shap.Explanation``:
 test runs against the real package when it is there.
 """
 
+import importlib
+import os
 import sys
 import types
 
@@ -150,8 +152,27 @@ def test_mmd_explanation_through_shap_draws_signs(fake_shap):
     np.testing.assert_allclose(sorted(p.get_width() for p in ax.patches), np.sort(e.values))
 
 
+def _optional(name):
+    """The optional package, or a skip -- except under CI, which installs the extras (pyproject's test
+    extra) so that the interop they promise is tested."""
+    if os.environ.get("CI"):
+        return importlib.import_module(name)
+    return pytest.importorskip(name)
+
+
+@pytest.mark.parametrize("extra", ["shap", "shapiq"])
+def test_a_missing_extra_is_named(monkeypatch, extra):
+    """Without shap / shapiq, to_shap / to_shapiq say which extra to install."""
+    rng = np.random.default_rng(0)
+    e = kx.Explanation(rng.normal(size=(2, 3)), base_values=[0.0, 1.0],
+                       interactions=np.zeros((2, 3, 3)), meta={"index": "SII"})
+    monkeypatch.setitem(sys.modules, extra, None)   # makes `import extra` raise ImportError
+    with pytest.raises(ImportError, match=rf"pip install kernelxai\[{extra}\]"):
+        e.to_shap() if extra == "shap" else e.to_shapiq()
+
+
 def test_with_real_shap(expl):
-    shap = pytest.importorskip("shap")
+    shap = _optional("shap")
     s = expl.to_shap()
     assert isinstance(s, shap.Explanation)
     back = kx.Explanation.from_shap(s)
@@ -164,7 +185,7 @@ def test_with_real_shap(expl):
 
 
 def test_to_shapiq_carries_every_order():
-    shapiq = pytest.importorskip("shapiq")
+    shapiq = _optional("shapiq")
     rng = np.random.default_rng(0)
     n, d = 2, 4
     inter = rng.normal(size=(n, d, d))
