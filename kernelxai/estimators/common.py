@@ -3,11 +3,20 @@
 Takes a game's worths, a block budget or a sample of estimates; hands on worths
 per instance, evaluation in blocks of coalitions, progress bars and t-intervals
 to the estimators here and to the entry points above them.
+
+One call shows one progress bar: the first :func:`progress_bar` opened in a
+call is the call's bar (its description carries the estimate set by
+:func:`call_estimate`); stages opened inside it (the coalitions of a value
+function, inside an estimator's bar) report into that bar's postfix instead of
+opening their own. The open bar is a context variable, so concurrent calls in
+other threads each have their own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,7 +27,13 @@ from .._validation import check_level
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["as_instances", "evaluate_blocks", "t_interval", "block_elements", "progress_bar"]
+__all__ = ["as_instances", "evaluate_blocks", "t_interval", "block_elements", "progress_bar",
+           "progress_iter", "call_estimate"]
+
+#: The bar of the call running in this context (None: no bar is open).
+_OPEN_BAR: contextvars.ContextVar[Any] = contextvars.ContextVar("kernelxai_open_bar", default=None)
+#: The call's estimated time, for the description of its bar (None: not estimated).
+_ESTIMATE: contextvars.ContextVar[str | None] = contextvars.ContextVar("kernelxai_estimate", default=None)
 
 
 def as_instances(worths, game) -> np.ndarray:
@@ -32,23 +47,85 @@ def block_elements(max_elements) -> int:
 
 
 @contextlib.contextmanager
-def progress_bar(total, desc, unit, progress=None) -> Iterator[Any]:
-    """A tqdm.auto bar when progress is on, else a do-nothing stand-in."""
-    if not progress_enabled(progress):
-        yield _NoBar()
-        return
-    from tqdm.auto import tqdm
+def call_estimate(text) -> Iterator[None]:
+    """Within the block, the bar a call opens says ``estimated <text>`` in its description."""
+    token = _ESTIMATE.set(text)
+    try:
+        yield
+    finally:
+        _ESTIMATE.reset(token)
 
-    bar = tqdm(total=total, desc=desc, unit=unit, leave=False)
+
+@contextlib.contextmanager
+def progress_bar(total, desc, unit, progress=None) -> Iterator[Any]:
+    """The call's tqdm.auto bar when progress is on, else a do-nothing stand-in.
+
+    Inside a bar already open in this context, a stand-in that reports this
+    stage's count into that bar's postfix (no second bar). The bar opened here
+    is the open one for the block.
+    """
+    bar, opened = _bar(total, desc, unit, progress)
+    if not opened:
+        yield bar
+        return
+    token = _OPEN_BAR.set(bar)
     try:
         yield bar
     finally:
+        _OPEN_BAR.reset(token)
         bar.close()
+
+
+def progress_iter(items, desc, unit="it", progress=None) -> Iterator[Any]:
+    """Yield ``items`` (a sized iterable), counting them on a bar as :func:`progress_bar` does.
+
+    An innermost stage: a bar it opens is not the open one for stages inside
+    its loop (a generator cannot hold a context variable safely).
+    """
+    bar, opened = _bar(len(items), desc, unit, progress)
+    try:
+        for item in items:
+            yield item
+            bar.update(1)
+    finally:
+        if opened:
+            bar.close()
+
+
+def _bar(total, desc, unit, progress):
+    """(bar, whether it is a new tqdm bar): a stand-in when progress is off or a bar is open."""
+    if not progress_enabled(progress):
+        return _NoBar(), False
+    outer = _OPEN_BAR.get()
+    if outer is not None:
+        return _Stage(outer, desc, total), False
+    from tqdm.auto import tqdm
+
+    estimate = _ESTIMATE.get()
+    if estimate is not None:
+        desc = f"{desc} (estimated {estimate})"
+    return tqdm(total=total, desc=desc, unit=unit, leave=False), True
 
 
 class _NoBar:
     def update(self, n=1):
         pass
+
+
+class _Stage:
+    """A stage inside the call's bar: its count shown in the bar's postfix, at most ~10 times a second."""
+
+    def __init__(self, bar, desc, total):
+        self.bar, self.desc, self.total, self.done, self.shown = bar, desc, total, 0, 0.0
+
+    def update(self, n=1):
+        self.done += n
+        now = time.monotonic()
+        refresh = now - self.shown >= 0.1
+        if refresh:
+            self.shown = now
+        of = "" if self.total is None else f"/{self.total}"
+        self.bar.set_postfix_str(f"{self.desc} {self.done}{of}", refresh=refresh)
 
 
 def evaluate_blocks(game, coalitions, max_elements=None, progress=None, desc="coalitions") -> np.ndarray:

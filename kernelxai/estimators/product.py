@@ -60,11 +60,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from .._config import progress_enabled, working_elements
+from .._config import working_elements
 from .._validation import check_choice, check_positive_int
 from ..games import ProductGame
+from .common import progress_bar
 from .gauss_legendre import (
     gauss_legendre_01,
     leave_one_out_product,
@@ -85,7 +85,7 @@ from .pkex_routes import (
 from .product_reference import reference_shapley
 from .quadrature_kernel import WORK_ELEMENTS, Workspace, psi_quadrature, quadrature_block
 from .quadrature_numba import BACKENDS, numba_kernels, quadrature_contrib_numba
-from .term_tasks import estimate_nodes, estimate_nodes_detail, iter_tasks, summands
+from .term_tasks import estimate_nodes, estimate_nodes_detail, iter_tasks, summands, task_terms
 
 __all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
            "shapley_weights_exact", "reference_shapley", "estimate_nodes", "ROUTES", "BACKENDS",
@@ -105,6 +105,18 @@ def _default_jobs():
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def _jobs_for(game, route, work_elements, n_jobs):
+    """No more threads than tasks: terms that make one task are summed in this thread (no thread start-up).
+
+    Counts every instance's terms as its own (an upper bound where instances share terms).
+    """
+    terms = game.n_terms()
+    if n_jobs == 1 or terms is None:
+        return n_jobs
+    tasks = -(-int(terms) * (game.n_instances or 1) // task_terms(game.n_players, route, work_elements))
+    return max(1, min(n_jobs, tasks))
 
 
 def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
@@ -178,6 +190,7 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
         numba_kernels()  # compile (or fail for want of numba) before any thread starts
     d, n = game.n_players, game.n_instances or 1
     n_jobs = _default_jobs() if n_jobs is None else check_positive_int(n_jobs, "n_jobs")
+    n_jobs = _jobs_for(game, route, work_elements, n_jobs)
     if max_elements is None:
         max_elements = working_elements(8)
     psi_of = _PSI[route]
@@ -190,8 +203,6 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     turn = [0]
     lock = threading.Lock()
     failed = threading.Event()
-    show = progress_enabled(progress)
-    bar = tqdm(desc=f"product Shapley ({route})", unit="term", disable=not show, leave=False)
     worst = [0.0]
 
     def work():
@@ -243,10 +254,9 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
                     phi[r] += p_
                     base[r] += b_
                     turn[0] += 1
-                if show:
-                    bar.update(len(w))
+                bar.update(len(w))
 
-    try:
+    with progress_bar(None, f"product Shapley ({route})", "term", progress) as bar:
         if n_jobs == 1:
             work()
         else:
@@ -254,8 +264,6 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
                 futures = [pool.submit(work) for _ in range(n_jobs)]
                 for f in futures:
                     f.result()
-    finally:
-        bar.close()
     if return_bound:
         return phi, base, worst[0]
     return phi, base

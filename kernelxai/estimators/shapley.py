@@ -29,7 +29,7 @@ from .._validation import check_rng
 from ..explanation import Explanation
 from ..games import Game
 from . import choose
-from .common import as_instances, t_interval
+from .common import as_instances, call_estimate, t_interval
 from .registry import (
     CostLimitError,
     InvalidOptionError,
@@ -156,7 +156,7 @@ def run_resolved(game, est, why, resolved, seed, cost) -> Explanation:
     if progress:
         tqdm.write(f"kernelxai: method={est.name!r}, estimated {format_seconds(seconds)} "
                    f"({cost.detail})", file=sys.stderr)
-    with config_context(progress=bool(progress)):
+    with config_context(progress=bool(progress)), call_estimate(format_seconds(seconds)):
         result = est.run(game, rng, resolved)
     return _explanation(game, est, result, why, seconds)
 

@@ -19,7 +19,7 @@ from ..games import ProductGame, SumOfProductGames
 from .gauss_legendre import node_count
 from .quadrature_kernel import WORK_ELEMENTS, Workspace, transposed
 
-__all__ = ["iter_tasks", "estimate_nodes", "estimate_nodes_detail", "summands"]
+__all__ = ["iter_tasks", "task_terms", "estimate_nodes", "estimate_nodes_detail", "summands"]
 
 
 def _is_one(c):
@@ -32,6 +32,13 @@ def _is_one(c):
     return bool(np.all(c == 1.0))
 
 
+def task_terms(d, route, work_elements) -> int:
+    """Terms in one task of :func:`iter_tasks` (the last task of a block may hold fewer)."""
+    if route == "quadrature":  # one task = one block of the kernel: d x step numbers per array
+        return max(1, work_elements // d)
+    return max(1, 16 * work_elements // (d * d))  # the recursions loop over d in Python: larger tasks amortise it
+
+
 def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
     """Yield (rows, per_instance, starts, w, a, c) tasks of at most ~work_elements numbers.
 
@@ -41,10 +48,7 @@ def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
     ``np.add.reduceat``) and the instances ``rows`` covered by the task.
     """
     d = game.n_players
-    if route == "quadrature":  # one task = one block of the kernel: d x step numbers per array
-        step = max(1, work_elements // d)
-    else:  # the recursions loop over d in Python: larger tasks amortise it
-        step = max(1, 16 * work_elements // (d * d))
+    step = task_terms(d, route, work_elements)
     for rows, w, a, c in game.iter_terms(max(d, max_elements // 4)):
         a, c, w = np.asarray(a, dtype=float), np.asarray(c, dtype=float), np.asarray(w, dtype=float)
         shape = np.broadcast_shapes(a.shape, c.shape, w.shape + (1,))

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._config import get_config
+from ..estimators.common import call_estimate
 from ..estimators.interaction_plan import interaction_cost, plan_interactions
+from ..estimators.registry import format_seconds
 from ..estimators.shapley import resolve_method, run_resolved, shapley_values
 from ..explanation import Explanation
 from ..parallel import (
@@ -132,8 +134,9 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
         progress = config["progress"] is True or (
             config["progress"] == "auto" and cost.seconds > config["progress_after"])
     chunk_config = dict(config, progress=False, max_cost=None)  # max_cost: checked above, once
-    out = run_rows(explain_chunk, X, shared=job, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk,
-                   progress=bool(progress), desc=f"kx.explain ({est.name})", config=chunk_config)
+    with call_estimate(format_seconds(cost.seconds)):
+        out = run_rows(explain_chunk, X, shared=job, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk,
+                       progress=bool(progress), desc=f"kx.explain ({est.name})", config=chunk_config)
     pieces = [piece for piece, _ in out]
     hand_back(seed, [state for _, state in out])
     overrides = {"estimated_seconds": cost.seconds, **({"auto": why} if why is not None else {})}
@@ -200,9 +203,10 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
         progress = config["progress"] is True or (
             config["progress"] == "auto" and seconds > config["progress_after"])
     chunk_config = dict(config, progress=False, max_cost=None)
-    out = run_rows(interactions_chunk, X, shared=job, n_jobs=n_jobs,
-                   rows_per_chunk=rows_per_chunk, progress=bool(progress),
-                   desc=f"kx.explain_interactions ({resolved})", config=chunk_config)
+    with call_estimate(format_seconds(seconds)):
+        out = run_rows(interactions_chunk, X, shared=job, n_jobs=n_jobs,
+                       rows_per_chunk=rows_per_chunk, progress=bool(progress),
+                       desc=f"kx.explain_interactions ({resolved})", config=chunk_config)
     pieces = [piece for piece, _ in out]
     hand_back(options.get("random_state"), [state for _, state in out])
     overrides = {"estimated_seconds": seconds, **({"auto": why} if why is not None else {})}

@@ -39,9 +39,8 @@ import numbers
 import numpy as np
 from scipy import linalg as sla
 from scipy.linalg import lapack
-from tqdm.auto import tqdm
 
-from .._config import progress_enabled, working_elements
+from .._config import working_elements
 from .._linalg import cholesky_jitter
 from .._threads import single_threaded_blas
 from .._validation import (
@@ -51,6 +50,7 @@ from .._validation import (
     check_rng,
     feature_names_in,
 )
+from ..estimators.common import progress_bar, progress_iter
 from ..games import Game, LinearInCoefficients
 from ..kernels import CoalitionGrams, Matern, ProductKernel, SumKernel
 from ..kernels.coalition_grams import LatticeGrams, lattice_walk
@@ -178,8 +178,8 @@ class ObservationalGame(Game, LinearInCoefficients):
     def _batches(self, Z, per_coalition):
         step = max(1, self.max_elements // (2 * max(1, per_coalition)))
         starts = range(0, len(Z), step)
-        return tqdm([slice(s, min(len(Z), s + step)) for s in starts], desc="CME coalitions",
-                    disable=not progress_enabled(self.progress or None), leave=False)
+        return progress_iter([slice(s, min(len(Z), s + step)) for s in starts], "CME coalitions",
+                             progress=self.progress or None)
 
     def _cached_grams(self):
         if self._caches is None:
@@ -221,8 +221,7 @@ class ObservationalGame(Game, LinearInCoefficients):
                 yield rows, gamma, M
             return
         block = max(1, self.max_elements // 4)
-        show = progress_enabled(self.progress or None)
-        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not show, leave=False):
+        for k in progress_iter(range(len(Z)), "CME coalitions", progress=self.progress or None):
             S = Z[k]
             K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge
@@ -345,8 +344,7 @@ class ObservationalGame(Game, LinearInCoefficients):
             return None
         step = max(1, self.max_elements // per_point)
         out = np.empty((len(Z), nx))
-        show = progress_enabled(self.progress or None)
-        with tqdm(total=len(Z) * -(-nx // step), desc="CME coalitions", disable=not show, leave=False) as bar:
+        with progress_bar(len(Z) * -(-nx // step), "CME coalitions", "coalition", self.progress or None) as bar:
             BB = LatticeGrams(kernel, B)
             BT = None if not product or same else LatticeGrams(kernel, B, exp.X_train)
             for start in range(0, nx, step):
@@ -462,8 +460,7 @@ class ObservationalGame(Game, LinearInCoefficients):
         kernel, m = exp.kernel, len(B)
         block = max(1, self.max_elements // 4)
         out = np.empty((len(Z), self.n_instances))
-        show = progress_enabled(self.progress or None)
-        for k in tqdm(range(len(Z)), desc="CME coalitions", disable=not show, leave=False):
+        for k in progress_iter(range(len(Z)), "CME coalitions", progress=self.progress or None):
             S = Z[k]
             K = kernel.coalition_gram(B, B, S, max_elements=block)
             K[np.diag_indices(m)] += self.ridge

@@ -1,0 +1,136 @@
+"""The fixed cost of one call on every exact route: one point alone against a point's share of 100 (#25).
+
+A call pays, besides its arithmetic, for what it does once: converting the
+model, checking the input, choosing the method, estimating the cost (the
+product routes look at the first terms for their node count), starting
+threads, limiting BLAS threads, building the Explanation. Measured in one run,
+for each exact route at a small size:
+
+* one: seconds of ``kx.explain`` of 1 point;
+* share: seconds of ``kx.explain`` of 100 points, divided by 100;
+* one / share: 1 when nothing is paid per call; the target is <= 2.
+
+The routes (KernelRidge with an RBF kernel, so the product routes apply):
+
+* functional baseline, method "auto" (the product route), n = 1000, d = 50;
+* interventional, method "product", n = 300, d = 20, 50 background rows;
+* interventional, method "exact", n = 300, d = 8, 50 background rows;
+* observational, method "exact", n = 200, d = 6 (the background is the
+  training set). Its factorisations (one per coalition) are shared by all the
+  points of a call, so one point costs nearly what 100 do: its one / share is
+  large by construction, and the column that matters is one / floor, with the
+  floor one Cholesky per proper coalition (2^d - 2 of them, LAPACK potrf of
+  the m x m system, timed in the same run).
+
+One and share are timed alternately, best of ``--repeat`` rounds of
+``--calls`` calls each, so that other load on a shared machine falls on both.
+
+Usage: python benchmarks/bench_overhead.py [--repeat 5] [--calls 20] [--quick]
+  --quick: 2 rounds of 3 calls (a smoke run of the script).
+Timings on a shared machine are noisy: read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from scipy.linalg import lapack
+from sklearn.kernel_ridge import KernelRidge
+
+import kernelxai as kx
+
+#: (label, value, method, n, d, background rows or None (the value function's default))
+ROUTES = (
+    ("functional baseline, auto (product)", "functional_baseline", "auto", 1000, 50, None),
+    ("interventional, product", "interventional", "product", 300, 20, 50),
+    ("interventional, exact", "interventional", "exact", 300, 8, 50),
+    ("observational, exact", "observational", "exact", 200, 6, None),
+)
+
+#: Explained points of the long call.
+POINTS = 100
+
+
+def make_case(n, d, seed=0) -> tuple[KernelRidge, np.ndarray, np.ndarray]:
+    """An RBF KernelRidge fitted on n rows of d features, its training rows, and 100 rows to explain."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sin(X[:, 0]) + X[:, 1] - 0.5 * X[:, 2] ** 2 + 0.1 * rng.normal(size=n)
+    model = KernelRidge(kernel="rbf", gamma=1.0 / (2 * d), alpha=0.1).fit(X, y)
+    return model, X, rng.normal(size=(POINTS, d))
+
+
+def best_per_call(fn, calls) -> float:
+    """Seconds of the fastest of ``calls`` calls of ``fn``."""
+    best = float("inf")
+    for _ in range(calls):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def cholesky_floor(model, X_train, d, calls) -> float:
+    """(2^d - 2) x one in-place Cholesky of the training Gram + n eta I (the observational floor)."""
+    gamma = model.gamma
+    sq = ((X_train[:, None, :] - X_train[None, :, :]) ** 2).sum(-1)
+    K = np.exp(-gamma * sq) + len(X_train) * 1e-3 * np.eye(len(X_train))
+
+    def one():
+        lapack.dpotrf(K, lower=True, overwrite_a=False)
+
+    return (2**d - 2) * best_per_call(one, calls)
+
+
+def row(label, value, method, n, d, m, repeat, calls) -> dict:
+    """One route's timings: 1 point, 100 points / 100, their ratio (and the floor for observational)."""
+    model, X_train, X = make_case(n, d)
+    kwargs = {"value": value, "method": method}
+    if m is not None:
+        kwargs["background"] = X_train[:m]
+
+    def one():
+        kx.explain(model, X[:1], **kwargs)
+
+    def many():
+        kx.explain(model, X, **kwargs)
+
+    one(), many()  # first calls: imports, caches
+    t_one, t_many, t_floor = float("inf"), float("inf"), float("nan")
+    for _ in range(repeat):
+        t_one = min(t_one, best_per_call(one, calls))
+        t_many = min(t_many, best_per_call(many, max(1, calls // 10)))
+        if value == "observational":
+            floor = cholesky_floor(model, X_train, d, max(3, calls // 5))
+            t_floor = floor if t_floor != t_floor else min(t_floor, floor)
+    share = t_many / POINTS
+    return {"label": label, "n": n, "d": d, "one": t_one, "share": share, "ratio": t_one / share,
+            "floor": t_floor}
+
+
+def main(argv=None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    repeat, calls = (2, 3) if args.quick else (args.repeat, args.calls)
+    print(f"one: kx.explain of 1 point; share: of {POINTS} points / {POINTS}; best of {repeat} rounds")
+    header = f"{'route':<38} {'n':>5} {'d':>3} {'one ms':>8} {'share ms':>9} {'one/share':>9} {'one/floor':>9}"
+    print(header)
+    print("-" * len(header))
+    rows = []
+    for label, value, method, n, d, m in ROUTES:
+        r = row(label, value, method, n, d, m, repeat, calls)
+        rows.append(r)
+        floor = f"{r['one'] / r['floor']:>9.2f}" if r["floor"] == r["floor"] else f"{'':>9}"
+        print(f"{label:<38} {n:>5} {d:>3} {1e3 * r['one']:>8.2f} {1e3 * r['share']:>9.3f} "
+              f"{r['ratio']:>9.2f} {floor}", flush=True)
+    print("target: one/share <= 2 (observational: one/floor, its factorisations being shared by the points)")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
