@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ._config import get_config
+
 
 def check_rng(seed) -> np.random.Generator:
     """Return a ``numpy.random.Generator`` from ``None``, an int or a Generator."""
@@ -35,16 +37,51 @@ def _holds_complex(arr):
     return False
 
 
+def is_sparse(x) -> bool:
+    """True if ``x`` is a scipy sparse matrix or array (checked without importing scipy)."""
+    return type(x).__module__.startswith("scipy.sparse") and hasattr(x, "toarray")
+
+
+def densify(x, name) -> Any:
+    """A scipy sparse ``x`` as a dense ndarray when it is small enough, else a ValueError naming it.
+
+    kernelxai computes with dense arrays (kernel mean embeddings, coalition
+    tensors). A sparse matrix -- points, a background, or the training inputs
+    of a model fitted on one -- is densified when its dense copy fits in
+    ``kx.get_config()["max_memory"]`` bytes (default 256 MiB; raise it with
+    ``kx.config_context(max_memory=...)``), and refused by name otherwise.
+    Anything that is not sparse is returned as is.
+
+    Raises
+    ------
+    ValueError
+        ``x`` is sparse and its dense copy would exceed ``max_memory``.
+    """
+    if not is_sparse(x):
+        return x
+    shape = tuple(int(s) for s in x.shape)
+    need, limit = 8 * int(np.prod(shape)), get_config()["max_memory"]
+    if need > limit:
+        raise ValueError(
+            f"{name} is a scipy sparse matrix of shape {shape}; kernelxai computes with dense arrays "
+            f"and its dense copy would take {need / 2**20:.0f} MiB, more than max_memory "
+            f"({limit / 2**20:.0f} MiB). Explain fewer rows, pass a smaller background "
+            "(e.g. kx.background.subsample(X_train, 100)), select features first, or raise the limit "
+            "with kx.config_context(max_memory=...)")
+    return x.toarray()
+
+
 def as_real_array(x, name) -> np.ndarray:
     """``np.asarray(x, dtype=float)`` for user input, refusing complex numbers.
 
     numpy casts complex to float by dropping the imaginary part (with only a
     ``ComplexWarning``); an explanation of the real part of a complex model or
-    data set would be silently wrong, so complex input is an error.
+    data set would be silently wrong, so complex input is an error. A scipy
+    sparse matrix is densified when it is small enough (:func:`densify`).
 
     Parameters
     ----------
-    x : array-like, DataFrame or scalar
+    x : array-like, DataFrame, scipy sparse matrix or scalar
     name : str
         The argument's name, used in error messages.
 
@@ -55,7 +92,8 @@ def as_real_array(x, name) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``x`` holds complex numbers or cannot be read as numbers.
+        If ``x`` holds complex numbers or cannot be read as numbers, or is a
+        sparse matrix too large to densify.
 
     Examples
     --------
@@ -66,6 +104,7 @@ def as_real_array(x, name) -> np.ndarray:
     ...
     ValueError: y has complex values; kernelxai works with real numbers (pass x.real if ...
     """
+    x = densify(x, name)
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError) as exc:

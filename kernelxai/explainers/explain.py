@@ -1,4 +1,18 @@
-"""``kx.explain``: one call from a model and points to an Explanation."""
+"""``kx.explain``: one call from a model and points to an Explanation.
+
+Takes what the user passed (a model, points, ``value=``, ``background=``,
+``method=`` and options); hands on an :class:`~kernelxai.explanation.Explanation`
+whose ``meta["route"]`` says how it was computed. The model goes through the one
+door (:mod:`kernelxai.explainers.intake`); sparse ``X`` / ``background`` are
+densified there when small enough; a keyword nobody takes is refused before any
+work with "did you mean ...?".
+
+Explaining an anomaly score (OneClassSVM, KernelDensity, any outlier detector)
+answers "unusual compared with what?": the values say why a point scores
+differently from the average score over ``background``, so the background is the
+reference. Which one to pass is described under ``background`` in
+:func:`explain`.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +20,20 @@ import difflib
 import inspect
 from typing import TYPE_CHECKING
 
-from ..estimators.registry import InvalidOptionError
+from ..estimators.registry import InvalidOptionError, estimators, get_estimator
 from ..games import ProductGame
 from ..parallel import check_n_jobs
 from ..values import base as _values
 from ..values.agnostic import GaussianConditional, Marginal, MarginalGame
 from ..values.conditional import Empirical, GaussianCopula
 from ..values.interventional import Interventional
-from .intake import Target, as_target, intake
+from .intake import Target, as_target, dense_inputs, intake
 from .rows import explain_rows
 
 if TYPE_CHECKING:
     from ..explanation import Explanation
 
-__all__ = ["explain", "BackgroundRequiredError"]
+__all__ = ["explain", "BackgroundRequiredError", "check_keywords", "unknown_keyword_error"]
 
 #: Explanation.meta["route"] of the exact routes, by value function
 _EXACT_ROUTES = {"interventional": "kernel expansion (exact mean embeddings)",
@@ -37,12 +51,112 @@ class BackgroundRequiredError(ValueError, TypeError):
 
 #: keywords of kx.explain itself, besides the value function's and the estimator's
 _OWN = ("seed",)
+#: kx.explain's named arguments (what an unknown keyword may be a typo of)
+_ARGUMENTS = ("value", "background", "method", "groups", "group_names", "output", "n_jobs", "rows_per_chunk",
+              "seed")
+#: value-function keywords that kx.explain fills from its own arguments
+_SAMPLE_KEYS = ("background", "data", "groups", "group_names")
 
 
 def _value_function_options(cls):
     params = inspect.signature(cls.__init__).parameters
     return [k for k, p in params.items() if k not in ("self", "model")
             and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def unknown_keyword_error(entry, unknown, arguments, value, vf_names, others=None) -> InvalidOptionError:
+    """The error for keywords that are neither arguments of ``entry`` nor options of what it passes them to.
+
+    Parameters
+    ----------
+    entry : str
+        The function called, e.g. ``"kx.explain"``.
+    unknown : list of str
+        The keywords nobody takes.
+    arguments : sequence of str
+        ``entry``'s own arguments.
+    value : str
+        The value function's name.
+    vf_names : list of str
+        The value function's options.
+    others : (str, list of str), optional
+        What else takes keywords (e.g. ``"method='kernel'"``) and its options;
+        None: the estimators, unnamed.
+
+    Returns
+    -------
+    InvalidOptionError
+        Saying that each keyword is not an argument of ``entry`` and, where one
+        is close, which argument or option was meant ("did you mean ...?").
+    """
+    what, other_names = others if others is not None else ("the estimators", _estimator_option_names("auto"))
+    hints = []
+    for u in unknown:
+        close = difflib.get_close_matches(str(u), list(arguments) + list(vf_names) + list(other_names), n=1)
+        if close:
+            hints.append(f"did you mean {close[0]!r} for {u!r}?")
+    one = len(unknown) == 1
+    listed = (f"It accepts: {', '.join(other_names)}" if others is not None
+              else "Their options: see kx.shapley_values (method='auto' picks one)")
+    return InvalidOptionError(
+        f"{', '.join(repr(str(u)) for u in unknown)} {'is not an argument' if one else 'are not arguments'} "
+        f"of {entry}, nor {'an option' if one else 'options'} of the {value!r} value function or of {what}. "
+        f"{listed}; the {value!r} value function accepts: {', '.join(vf_names) or 'no options'}; "
+        f"{entry} takes: {', '.join(arguments)}." + (" " + " ".join(hints) if hints else ""))
+
+
+def _estimator_option_names(method):
+    """Option names (aliases included) of ``method``, or of every estimator for ``"auto"``."""
+    chosen = estimators().values() if isinstance(method, str) and method == "auto" else [get_estimator(method)]
+    names = {"seed"}
+    for est in chosen:
+        names.update(est.accepted_options())
+        names.update(est.option_aliases)
+    return sorted(names)
+
+
+def check_keywords(target, value, method, options, *, entry="kx.explain", arguments=_ARGUMENTS,
+                   estimator_names=None) -> None:
+    """Refuse, before any work, keywords that neither ``entry``, its value function nor its estimator take.
+
+    Parameters
+    ----------
+    target : Target or None
+        The model through the door (its value function is chosen as ``kx.explain``
+        chooses it); None: not converted yet (both choices' options pass).
+    value : str
+        The value function's name.
+    method : str
+        The estimator (``"auto"``: any estimator's options pass here; the one
+        picked checks its own later).
+    options : dict
+        The keywords given beyond ``entry``'s named arguments.
+    entry, arguments : str, sequence of str
+        The function called and its named arguments, for the message.
+    estimator_names : (str, list of str), optional
+        What takes the remaining keywords, and their names (default: the
+        estimator ``method``).
+
+    Raises
+    ------
+    InvalidOptionError
+        With :func:`unknown_keyword_error`'s message.
+    """
+    cls = _values.get(value)
+    vf_names = [k for k in _value_function_options(cls) if k not in _SAMPLE_KEYS]
+    if issubclass(cls, Interventional) and (target is None or not target.is_exact):
+        # what kx.explain calls for a model explained through model calls
+        calls = [k for k in _value_function_options(Marginal) if k not in _SAMPLE_KEYS]
+        vf_names = calls if target is not None else vf_names + [k for k in calls if k not in vf_names]
+    if estimator_names is None:
+        auto = isinstance(method, str) and method == "auto"
+        estimator_names = None if auto else (f"method={getattr(method, 'name', method)!r}",
+                                             _estimator_option_names(method))
+    known = set(vf_names) | set(_estimator_option_names("auto") if estimator_names is None
+                                else estimator_names[1])
+    unknown = [k for k in options if k not in known]
+    if unknown:
+        raise unknown_keyword_error(entry, unknown, arguments, value, vf_names, estimator_names)
 
 
 def explain(model, X, value="interventional", background=None, method="auto", *, groups=None,
@@ -63,16 +177,44 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         dependent-feature estimators ``"gaussian_copula"``, ``"empirical"``) work
         as always; these need ``background=``. Classifiers are explained
         through ``decision_function`` when they have one, else ``predict``.
-        ``meta["route"]`` says which route was taken and why.
-    X : array (n, d) or DataFrame
-        Points to explain; DataFrame columns become feature names.
+        ``meta["route"]`` says which route was taken and why. A model fitted
+        with ``kernel="precomputed"`` (KernelRidge, SVR, SVC, NuSVR, NuSVC,
+        OneClassSVM, KernelPCA) is refused with a ``PrecomputedKernelError``:
+        kernelxai sees only its Gram matrix, not the kernel function, so it
+        cannot be explained feature by feature. Fit it with the kernel function
+        (``kernel="rbf"`` or a callable), or explain the function of the original
+        features through model calls:
+        ``kx.explain(lambda Z: model.predict(my_kernel(Z, X_train)), X, background=X_train)``.
+    X : array (n, d), DataFrame or scipy sparse matrix
+        Points to explain; DataFrame columns become feature names. A sparse
+        matrix (and a sparse ``background``, or the training inputs of a model
+        fitted on one) is densified when its dense copy fits in
+        ``kx.get_config()["max_memory"]`` bytes (256 MiB by default; raise it
+        with ``kx.config_context(max_memory=...)``); a larger one is refused by
+        name, since kernelxai computes with dense arrays.
     value : str
         The value function (see ``kx.values.registered()``), e.g.
         ``"interventional"``, ``"observational"``, ``"functional_baseline"``.
     background : array, optional
         Reference sample for value functions that use one; defaults to the
         model's training inputs. Required for models explained through model
-        calls.
+        calls. The values split ``f(x) - mean f(background)``: the background is
+        what the point is compared with. For an anomaly score this is the
+        question asked -- choose it deliberately:
+
+        * the inliers only, e.g. ``background=X_train[detector.predict(X_train) == 1]``
+          (or the rows known to be normal): "why does this point score as more
+          anomalous than a typical normal point?" -- usually what "why was it
+          flagged?" means;
+        * all the training data, anomalies included (``background=X_train``):
+          relative to the model's average score, which the anomalies in it
+          pull down; the default where the model keeps its training inputs;
+        * a chosen peer group (same branch, same month, same class, e.g.
+          ``background=X_train[segment == "retail"]``): "unusual compared
+          with its peers".
+
+        A OneClassSVM keeps only its support vectors, so it needs
+        ``background=``; a few hundred rows suffice.
     method : str
         The estimator (see :func:`kernelxai.shapley_values`); ``"auto"`` takes
         the cheapest exact route the game allows (enumeration up to 12
@@ -111,8 +253,10 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         work per chunk). Rows that make one chunk are explained in one serial call.
     **options
         Split between the value function (its constructor's keywords, e.g.
-        ``eta``) and the estimator (e.g. ``budget``, ``seed``). An unknown
-        keyword is answered with both lists.
+        ``eta``) and the estimator (e.g. ``budget``, ``seed``). A keyword that
+        none of kx.explain, the value function and the estimator takes (a typo
+        such as ``backgroud=``) is refused before any work with all three lists
+        and "did you mean 'background'?".
 
     Returns
     -------
@@ -125,6 +269,13 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     ------
     BackgroundRequiredError
         The model is explained through model calls and no background was given.
+    PrecomputedKernelError
+        The model was fitted with ``kernel="precomputed"`` (a TypeError and a ValueError).
+    InvalidOptionError
+        A keyword nobody takes (see ``**options``).
+    ValueError
+        An unknown ``value`` (with "did you mean ...?"), or a sparse input too
+        large to densify.
     TypeError
         ``value="observational"`` or ``"functional_baseline"`` for a model that
         is not a kernel model (they need its kernel).
@@ -136,8 +287,15 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     >>> e = kx.explain(krr, X[:50], value="interventional")                 # doctest: +SKIP
     >>> e = kx.explain(krr, X[:50], value="observational", eta=1e-3)        # doctest: +SKIP
     >>> e = kx.explain(lambda Z: Z[:, 0] * Z[:, 1], X[:5], background=X)    # doctest: +SKIP
+
+    Why a point was flagged, compared with the normal points:
+
+    >>> from sklearn.svm import OneClassSVM                                  # doctest: +SKIP
+    >>> oc = OneClassSVM(gamma=0.5, nu=0.05).fit(X)                          # doctest: +SKIP
+    >>> e = kx.explain(oc, X[oc.predict(X) == -1], background=X[oc.predict(X) == 1])  # doctest: +SKIP
     """
     door = intake(model, output)
+    X, background = dense_inputs(X, background)
     plan = door.plan
     if plan is not None:  # one explanation per output (models.convert.plans), stacked on an outputs axis
         missing = plan.missing_background(background)
@@ -155,6 +313,7 @@ def _explain_target(target, X, value, background, method, groups, group_names, n
     """kx.explain of one output of the model (a :class:`~kernelxai.explainers.intake.Target`)."""
     model = target.model
     check_n_jobs(n_jobs)
+    check_keywords(target, value, method, options)
     game, route, expansion, model_output, accepted, vf = _build_game(
         target, X, value, background, groups=groups, group_names=group_names, options=options)
     if method in ("product", "quadrature", "stable", "newton") and not isinstance(game, ProductGame):

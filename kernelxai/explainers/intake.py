@@ -16,14 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._validation import densify
 from ..models.convert import as_expansion, output_plan
+from ..models.convert.converters import PrecomputedKernelError
 from ..models.convert.plans import CallOutput
 
 if TYPE_CHECKING:
     from ..models.convert import OutputPlan
     from ..models.expansion import KernelExpansion
 
-__all__ = ["Target", "Intake", "intake", "as_target", "why_not_a_kernel_model"]
+__all__ = ["Target", "Intake", "intake", "as_target", "why_not_a_kernel_model", "dense_inputs"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,9 @@ def intake(model: Any, output: str | None = None) -> Intake:
     ------
     ValueError
         ``output`` is not an output of this model (the message lists the ones it has).
+    PrecomputedKernelError
+        The model was fitted with ``kernel="precomputed"``: neither exact routes
+        nor model calls over the features can explain it (the message says what to do).
     """
     plan = output_plan(model, output)
     if plan is None:
@@ -124,10 +129,23 @@ def as_target(model: Any, name: str | None = None) -> Target:
     """
     try:
         expansion = as_expansion(model)
+    except PrecomputedKernelError:  # model calls of the features cannot explain it either
+        raise
     except TypeError as err:  # not a kernel model kernelxai converts: explained through model calls
         call, model_output = _call_of(model)
         return Target(name, model, None, why_not_a_kernel_model(model, err), call, model_output)
     return Target(name, model, expansion)
+
+
+def dense_inputs(X: Any, background: Any) -> tuple[Any, Any]:
+    """``(X, background)`` with a scipy sparse matrix densified, or refused by name when too large.
+
+    kernelxai computes with dense arrays; a sparse matrix is accepted when its
+    dense copy fits in ``kx.get_config()["max_memory"]`` bytes
+    (:func:`kernelxai._validation.densify`). Anything else passes unchanged
+    (DataFrames keep their columns).
+    """
+    return densify(X, "X"), None if background is None else densify(background, "background")
 
 
 def why_not_a_kernel_model(model: Any, err: Exception) -> str:

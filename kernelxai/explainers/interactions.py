@@ -48,7 +48,8 @@ from ..explanation import Explanation
 from ..games import Game
 from ..models.convert import output_plan
 from ..parallel import check_n_jobs, inside_chunk
-from .explain import BackgroundRequiredError, build_game
+from .explain import BackgroundRequiredError, build_game, check_keywords
+from .intake import dense_inputs
 from .rows import interactions_rows
 
 __all__ = ["shapley_interactions", "explain_interactions", "INDICES", "METHODS",
@@ -194,6 +195,9 @@ def _explanation(game, index, method, res, rel, why, seconds):
 
 #: keywords of explain_interactions that belong to shapley_interactions
 _OWN = ("budget", "random_state", "tolerance", "level", "max_elements", "progress")
+#: explain_interactions' named arguments (what an unknown keyword may be a typo of)
+_ARGUMENTS = ("value", "background", "index", "order", "method", "groups", "group_names", "output", "n_jobs",
+              "rows_per_chunk")
 
 
 def explain_interactions(model, X, value="interventional", background=None, index="k-SII",
@@ -230,6 +234,9 @@ def explain_interactions(model, X, value="interventional", background=None, inde
         ``X``; ``meta["route"]`` as in :func:`kernelxai.explain`.
     """
     index, order, method = check_index(index), _check_order(order), check_method(method)
+    X, background = dense_inputs(X, background)
+    check_keywords(None, value, method, kw, entry="kx.explain_interactions", arguments=_ARGUMENTS,
+                   estimator_names=("shapley_interactions", list(_OWN)))
     plan = output_plan(model, output)
     if plan is not None:
         missing = plan.missing_background(background)

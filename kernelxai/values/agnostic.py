@@ -33,6 +33,7 @@ from .._validation import (
     feature_names_of,
 )
 from ..games import Game
+from ..models.convert.converters import refuse_precomputed
 from .base import ValueFunction, default_background, register
 
 __all__ = ["Marginal", "GaussianConditional", "MarginalGame", "GaussianConditionalGame"]
@@ -232,7 +233,10 @@ class ModelCalls(ValueFunction):
 
         ``sample`` defaults to the model's training inputs when it keeps them;
         ``name`` (``"background"`` or ``"data"``) is the keyword it came from.
+        A model fitted with ``kernel="precomputed"`` is refused with what to do
+        (its inputs are kernel values, not features).
         """
+        refuse_precomputed(model)
         self.predict = as_predict(model)
         self.model = model
         d = _n_features_of(model)

@@ -8,6 +8,7 @@ the model-agnostic baselines) it turns points to explain into a
 
 from __future__ import annotations
 
+import difflib
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,9 +45,19 @@ def registered() -> list[str]:
 
 
 def get(name) -> type:
-    if name not in _REGISTRY:
+    """The value function registered as ``name``.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not registered: the message lists the names that are and,
+        when one is close, asks "did you mean ...?" (as for an unknown option).
+    """
+    if not isinstance(name, str) or name not in _REGISTRY:
+        close = difflib.get_close_matches(name, registered(), n=1) if isinstance(name, str) else []
+        hint = f"; did you mean {close[0]!r}?" if close else "."
         raise ValueError(
-            f"unknown value function {name!r}; accepted: {', '.join(repr(n) for n in registered())}"
+            f"unknown value function {name!r}{hint} Accepted: {', '.join(repr(n) for n in registered())}"
         )
     return _REGISTRY[name]
 

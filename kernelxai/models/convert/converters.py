@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from .plans import OutputPlan
 
 __all__ = ["Converter", "Example", "Dispatch", "DECLINED", "register", "registered", "get",
-           "SUPPORTED_MODELS", "require_fitted", "pipeline_steps", "split_pipeline"]
+           "SUPPORTED_MODELS", "require_fitted", "pipeline_steps", "split_pipeline",
+           "PrecomputedKernelError", "refuse_precomputed"]
 
 #: what the TypeError of :func:`kernelxai.models.as_expansion` lists as supported
 SUPPORTED_MODELS = (
@@ -210,6 +211,45 @@ def require_fitted(model: Any, attribute: str) -> None:
     if not hasattr(model, attribute):
         raise ValueError(f"this {type(model).__name__} is not fitted yet; call fit(X, y) before "
                          "explaining it")
+
+
+class PrecomputedKernelError(TypeError, ValueError):
+    """A model fitted with ``kernel="precomputed"``: it has no kernel function to explain feature by feature.
+
+    A TypeError (the model is of a kind kernelxai cannot explain, as for other
+    models that do not convert) and a ValueError (what model calls of it would
+    have raised: its inputs are rows of a Gram matrix, not the features).
+    """
+
+
+def refuse_precomputed(model: Any) -> None:
+    """Raise :class:`PrecomputedKernelError` if ``model`` (or a step of its pipeline) has ``kernel="precomputed"``.
+
+    Such a model saw only the Gram matrix K(X_train, X_train): its inputs are
+    kernel values against the n training points, not the features, and the
+    kernel function that made them is unknown to kernelxai. So neither an exact
+    route (it needs the kernel) nor model calls over a background of features
+    (the model takes n columns of kernel values) can explain it feature by
+    feature. The message says what to do instead.
+    """
+    steps = pipeline_steps(model) or [(None, model)]
+    for name, step in steps:
+        if not (isinstance(getattr(step, "kernel", None), str) and step.kernel == "precomputed"):
+            continue
+        what = type(step).__name__
+        where = f"this {what}" if step is model else f"the step {name!r} ({what}) of this pipeline"
+        n = getattr(step, "n_features_in_", None)
+        columns = f"its {n} inputs are" if n is not None else "its inputs are"
+        method = ("decision_function" if callable(getattr(model, "decision_function", None))
+                  else "predict" if callable(getattr(model, "predict", None)) else "transform")
+        raise PrecomputedKernelError(
+            f"{where} was fitted with kernel='precomputed': kernelxai sees only the Gram matrix, not the "
+            f"kernel function that made it, and {columns} kernel values against the training points, not "
+            "your features, so a precomputed kernel cannot be explained feature by feature. Instead, fit "
+            f"the {what} with the kernel function (a string such as kernel='rbf', or a callable "
+            "kernel=my_kernel) and explain that, or explain the function of the original features through "
+            f"model calls: kx.explain(lambda Z: model.{method}(my_kernel(Z, X_train)), X, "
+            "background=X_train)")
 
 
 def pipeline_steps(model: Any) -> list | None:

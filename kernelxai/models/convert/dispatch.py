@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..expansion import KernelExpansion
-from .converters import DECLINED, SUPPORTED_MODELS, registered
+from .converters import DECLINED, SUPPORTED_MODELS, refuse_precomputed, registered
 from .plans import OUTPUTS, OutputPlan, model_call_plan
 
 __all__ = ["as_expansion", "output_plan", "expansion_of_pipeline", "DISPATCH", "OUTPUTS", "OutputPlan"]
@@ -68,9 +68,13 @@ def as_expansion(model: Any) -> KernelExpansion:
         No converter takes the model (the message lists what is supported;
         ``kx.explain`` then explains the model through model calls), or the
         converter that takes it cannot convert it (the message says why).
+        A :class:`~kernelxai.models.convert.converters.PrecomputedKernelError`
+        (also a ValueError) for a model fitted with ``kernel="precomputed"``,
+        which nothing explains feature by feature (the message says what to do).
     ValueError
         The model is not fitted.
     """
+    refuse_precomputed(model)
     for converter in registered():
         if converter.expansion is not None and converter.takes(model):
             return converter.expansion(model, DISPATCH)
@@ -100,7 +104,10 @@ def output_plan(model: Any, output: str | None = None) -> OutputPlan | None:
     ValueError
         ``output`` is not a known output, or not one this model has (the
         message lists the ones it has).
+    PrecomputedKernelError
+        The model was fitted with ``kernel="precomputed"`` (see :func:`as_expansion`).
     """
+    refuse_precomputed(model)
     if output is not None and (not isinstance(output, str) or output not in OUTPUTS):
         raise ValueError(f"output must be one of {sorted(OUTPUTS)} or None (the model's default); "
                          f"got {output!r}")

@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..._validation import as_real_array
 from ...kernels.from_sklearn import krr_kernel
 from ..estimation import fitted_feature_names
 from ..expansion import KernelExpansion
-from .converters import Converter, Example, register, require_fitted
+from .converters import Converter, Example, refuse_precomputed, register, require_fitted
 from .plans import OutputPlan, column, expansion_or_calls, refuse
 
 if TYPE_CHECKING:
@@ -39,15 +40,9 @@ if TYPE_CHECKING:
 
 __all__ = ["KERNEL_PCA"]
 
-_PRECOMPUTED = ("sklearn KernelPCA with kernel='precomputed' cannot be explained feature by feature: its "
-                "kernel is a matrix, not a function of the features; fit it on the features with a kernel "
-                "(e.g. kernel='rbf'), or explain a model of the features that gives the same Gram matrix")
-
-
 def _check(kpca: Any) -> None:
     require_fitted(kpca, "eigenvectors_")
-    if isinstance(kpca.kernel, str) and kpca.kernel == "precomputed":
-        raise TypeError(_PRECOMPUTED)
+    refuse_precomputed(kpca)
 
 
 def _centering(kpca: Any, kernel: Any, X: np.ndarray) -> tuple[np.ndarray, float]:
@@ -76,7 +71,7 @@ def _expansion(kpca: Any, dispatch: Dispatch) -> KernelExpansion:
         raise TypeError(f"sklearn KernelPCA with {a.shape[1]} components has one expansion per component: "
                         "kx.explain(kpca, X) explains them all (output='components')")
     a = a[:, 0]
-    X = np.asarray(kpca.X_fit_, dtype=float)
+    X = as_real_array(kpca.X_fit_, "the model's training inputs")
     kernel = krr_kernel(kpca, X.shape[1])
     r, m = _centering(kpca, kernel, X)
     return KernelExpansion(X, a - a.mean(), kernel, float(a @ (m - r)),

@@ -57,6 +57,7 @@ import warnings
 
 import numpy as np
 
+from ..._validation import as_real_array
 from ...explanation import Explanation
 from ..expansion import KernelExpansion
 
@@ -190,7 +191,7 @@ def expansion_or_calls(shim, rebuild, call, model, why_calls, convert, X_train=N
 def training_inputs(model, attribute) -> np.ndarray | None:
     """The model's stored training inputs (``attribute``) as floats, or None."""
     X = getattr(model, attribute, None)
-    return None if X is None else np.asarray(X, dtype=float)
+    return None if X is None else as_real_array(X, "the model's training inputs")
 
 
 def affine_expansion(expansion, scale, shift) -> KernelExpansion:

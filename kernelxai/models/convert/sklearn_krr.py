@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..._validation import as_real_array
 from ...kernels.from_sklearn import krr_kernel
 from ..estimation import fitted_feature_names
 from ..expansion import KernelExpansion
-from .converters import SUPPORTED_MODELS, Converter, Example, register, require_fitted
+from .converters import Converter, Example, refuse_precomputed, register, require_fitted
 from .plans import OutputPlan, column, expansion_or_calls, refuse
 
 if TYPE_CHECKING:
@@ -30,11 +31,8 @@ __all__ = ["SKLEARN_KERNEL_RIDGE", "multi_output_plan"]
 def _expansion(model: Any, dispatch: Dispatch) -> KernelExpansion:
     """Exact expansion of a fitted sklearn KernelRidge, with any kernel it accepts."""
     require_fitted(model, "dual_coef_")
-    if isinstance(model.kernel, str) and model.kernel == "precomputed":
-        raise TypeError("sklearn KernelRidge with kernel='precomputed' cannot be explained: its "
-                        "kernel function is unknown; fit it with a kernel function (a string such "
-                        f"as 'rbf', or a callable); supported models: {SUPPORTED_MODELS}")
-    X = np.asarray(model.X_fit_, dtype=float)
+    refuse_precomputed(model)
+    X = as_real_array(model.X_fit_, "the model's training inputs")
     kernel = krr_kernel(model, X.shape[1])
     coef = np.asarray(model.dual_coef_, dtype=float)
     if coef.ndim == 2 and coef.shape[1] != 1:

@@ -19,10 +19,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..._validation import as_real_array
 from ...kernels import RBF
 from ..estimation import fitted_feature_names
 from ..expansion import KernelExpansion
-from .converters import DECLINED, SUPPORTED_MODELS, Converter, Example, register, require_fitted, split_pipeline
+from .converters import (
+    DECLINED,
+    SUPPORTED_MODELS,
+    Converter,
+    Example,
+    refuse_precomputed,
+    register,
+    require_fitted,
+    split_pipeline,
+)
 from .plans import (
     CallOutput,
     OutputPlan,
@@ -49,15 +59,16 @@ def svm_expansion(model: Any, dispatch: Dispatch) -> KernelExpansion:
     from sklearn.svm import SVC, NuSVC
 
     require_fitted(model, "dual_coef_")
+    refuse_precomputed(model)
     if model.kernel != "rbf":
         raise TypeError(f"sklearn {type(model).__name__} with kernel={model.kernel!r} is not supported: "
                         f"the supported kernel is 'rbf'; supported models: {SUPPORTED_MODELS}")
     if isinstance(model, (SVC, NuSVC)) and len(model.classes_) != 2:
         raise TypeError(f"sklearn {type(model).__name__} with {len(model.classes_)} classes is not supported: "
                         "only a binary one (one decision function) can be explained")
-    sv = np.asarray(model.support_vectors_, dtype=float)
+    sv = as_real_array(model.support_vectors_, "the model's support vectors")
     kernel = RBF(1.0 / np.sqrt(2.0 * model._gamma))
-    return KernelExpansion(sv, np.asarray(model.dual_coef_, dtype=float)[0], kernel,
+    return KernelExpansion(sv, as_real_array(model.dual_coef_, "the model's dual_coef_")[0], kernel,
                            float(np.asarray(model.intercept_).ravel()[0]),
                            feature_names=fitted_feature_names(model),
                            holds_training_inputs=False, source=type(model).__name__)
@@ -169,8 +180,8 @@ def _ovo_plan(model, svc, rebuild, classes, dispatch):
     for class i.
     """
     k = len(classes)
-    sv = np.asarray(svc.support_vectors_)
-    coef = np.asarray(svc.dual_coef_, dtype=float)
+    sv = as_real_array(svc.support_vectors_, "the model's support vectors")
+    coef = as_real_array(svc.dual_coef_, "the model's dual_coef_")
     intercept = np.asarray(svc.intercept_, dtype=float).ravel()
     starts = np.concatenate([[0], np.cumsum(np.asarray(svc.n_support_, dtype=int))])
     targets, p = [], 0
