@@ -408,7 +408,8 @@ def test_index_spellings_and_errors():
         kx.shapley_interactions(_nonproduct_game(d=12, n=1), method="sampled", budget=30)
     with pytest.raises(TypeError, match="needs a kernelxai Game"):
         kx.shapley_interactions(np.zeros(8))
-    with pytest.raises(InvalidOptionError, match="'etta' is not an argument of kx.explain_interactions.*It accepts: budget"):
+    unknown = "'etta' is not an argument of kx.explain_interactions.*It accepts: budget"
+    with pytest.raises(InvalidOptionError, match=unknown):
         kx.explain_interactions(lambda Z: Z[:, 0], np.ones((1, 2)), background=np.zeros((2, 2)),
                                 etta=1)
 
