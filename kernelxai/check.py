@@ -38,7 +38,10 @@ runs the notebooks shipped with kernelxai (or, from a clone, the repository's
 ``notebooks/``) with papermill, compares every results JSON with its baseline
 and writes ``report.md`` and ``report.html`` in DIR (default
 ``kernelxai-check``). It exits 0 when every notebook ran and every compared
-number is within its tolerance, 1 otherwise.
+number is within its tolerance, 1 otherwise, and 2 with one line naming the
+problem when an option is refused (a timeout that is not a positive number of
+seconds, an output path that is a file, an unknown option, notebook or
+parameter) before anything runs.
 
 This module is the command line; the work is done in :mod:`kernelxai.workbench`:
 :mod:`~kernelxai.workbench.notebook_baselines` (loading and comparing),
@@ -51,6 +54,7 @@ re-exported here, as before.
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 
@@ -95,17 +99,57 @@ __all__ = [
 ]
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block), with a close option suggested."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            options = [o for action in self._actions for o in action.option_strings]
+            close = difflib.get_close_matches(extra[0], options, n=1) if extra[0].startswith("-") else []
+            self.error(f"unrecognized arguments: {' '.join(extra)}"
+                       + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return parsed
+
+
+def _seconds(text):
+    """``--timeout``: a positive whole number of seconds."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number of seconds; got {text!r}")
+    return value
+
+
+def _directory(text):
+    """``--output``: a directory, existing or to be made (no file in the way)."""
+    path = Path(text)
+    for existing in (path, *path.parents):
+        if existing.exists():
+            if not existing.is_dir():
+                what = "is a file" if existing == path else f"cannot be made: {existing} is a file"
+                raise argparse.ArgumentTypeError(f"{text} {what}, not a directory")
+            break
+    return text
+
+
 def main(argv=None) -> int:
     """``python -m kernelxai.check``: see the module docstring. Returns the exit status."""
-    ap = argparse.ArgumentParser(
+    ap = _OneLineParser(
         prog="python -m kernelxai.check",
         description="Run kernelxai's notebooks with papermill, compare their key numbers with the recorded "
                     "baselines and write a Markdown and HTML report.")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes: a few minutes for all notebooks")
     ap.add_argument("--only", nargs="+", metavar="NAME", help="notebooks to run (default: all)")
-    ap.add_argument("--output", default="kernelxai-check", metavar="DIR",
+    ap.add_argument("--output", type=_directory, default="kernelxai-check", metavar="DIR",
                     help="directory for the report, results, executed notebooks and logs (default kernelxai-check)")
-    ap.add_argument("--timeout", type=int, default=1800, metavar="S", help="seconds any one cell may run")
+    ap.add_argument("--timeout", type=_seconds, default=1800, metavar="S",
+                    help="seconds any one cell may run (a positive integer)")
     args = ap.parse_args(argv)
     try:
         check_requirements()          # before looking for the notebooks, as run_check does

@@ -16,6 +16,8 @@ the outcome, the time, the baseline check (✓ within tolerance, ✗ drift with 
 number, the baseline and the tolerance, ⚠ no baseline yet), the one-line summary
 the notebook reported and the HTML. The exit status is 1 if a notebook failed
 or drifted. A notebook without a baseline is a warning, not a failure.
+Before any kernel starts, the parameter names given to each notebook are
+checked against its parameters cell (exit status 2 naming an unknown one).
 
 --accept (``make run ACCEPT=1``, ``make smoke ACCEPT=1``) re-records the
 baselines of the notebooks that ran (the default- or smoke-mode block of
@@ -216,6 +218,14 @@ def main(argv=None):
         missing = wanted - {p.stem for p in paths}
         if missing:
             ap.error(f"no such notebook(s): {', '.join(sorted(missing))}")
+    from kernelxai.reporting import check_parameter_names, notebook_parameters
+
+    try:  # every parameter name, before any kernel starts
+        for path in paths:
+            check_parameter_names([*params, "results_path"], notebook_parameters(path), notebook=path.stem)
+    except ValueError as exc:
+        print(f"run_notebooks: {exc}", file=sys.stderr)
+        return 2
     rows = []
     total = time.perf_counter()
     for k, path in enumerate(paths, 1):

@@ -28,11 +28,21 @@ class NotebookCellError(AssertionError):
 
 
 def execute(path, results, parameters, out_dir=OUT, timeout=CELL_TIMEOUT):
-    """Run ``path`` with papermill (per-cell ``timeout``); raise NotebookCellError on failure."""
+    """Run ``path`` with papermill (per-cell ``timeout``); raise NotebookCellError on failure.
+
+    A parameter name the notebook's parameters cell does not assign is refused
+    before a kernel starts, naming it, the accepted names and a close one.
+    """
+    from kernelxai.reporting import check_parameter_names, notebook_parameters
+
+    path = Path(path)
+    try:
+        check_parameter_names([*parameters, "results_path"], notebook_parameters(path), notebook=path.stem)
+    except ValueError as exc:
+        raise NotebookCellError(str(exc)) from None
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
-    path = Path(path)
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / path.name
     try:

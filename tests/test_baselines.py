@@ -334,6 +334,39 @@ def test_python_m_kernelxai_check_writes_a_report(tmp_path, monkeypatch):
     assert kc.main(["--only", "nope", "--output", str(out)]) == 2
 
 
+def test_the_check_command_refuses_a_bad_timeout_or_a_file_as_output_in_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(kc, "run_check", lambda **kw: pytest.fail("the notebooks ran"))
+    afile = tmp_path / "report.txt"
+    afile.write_text("")
+    for args, words in [
+            (["--timeout", "-5"], "argument --timeout: must be a positive whole number of seconds; got '-5'"),
+            (["--timeout", "0"], "must be a positive whole number of seconds; got '0'"),
+            (["--output", str(afile)], f"argument --output: {afile} is a file, not a directory"),
+            (["--output", str(afile / "sub")], f"cannot be made: {afile} is a file, not a directory"),
+            (["--timout", "5"], "unrecognized arguments: --timout 5 (did you mean '--timeout'?)")]:
+        with pytest.raises(SystemExit) as info:
+            kc.main(args)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and err.count("\n") == 1, err
+        assert err.startswith("python -m kernelxai.check: error: ") and words in err, err
+
+
+def test_the_runners_check_parameter_names_before_starting_a_kernel(runner, tmp_path, monkeypatch, capsys):
+    """A notebook whose parameters cell lacks ``smoke``: make smoke and the check command refuse it at once."""
+    run_notebooks, notebooks, build = runner
+    nb = json.loads((notebooks / "99-toy.ipynb").read_text())
+    nb["cells"][0]["source"] = nb["cells"][0]["source"].replace("smoke = False\n", "")
+    (notebooks / "99-toy.ipynb").write_text(json.dumps(nb))
+    monkeypatch.setitem(sys.modules, "papermill", None)   # a kernel started would fail differently
+    message = "unknown parameter 'smoke'; notebook 99-toy accepts: n, paper, results_path, seed"
+    assert run_notebooks.main(["--smoke", "--build", str(build)]) == 2
+    assert capsys.readouterr().err == f"run_notebooks: {message}\n"
+    monkeypatch.setattr(kc, "notebooks_dir", lambda package=None: notebooks)
+    assert kc.main(["--smoke", "--output", str(tmp_path / "report")]) == 2
+    assert capsys.readouterr().err == f"kernelxai.check: {message}\n"
+    assert not build.exists() and not (tmp_path / "report").exists()
+
+
 def test_notebooks_are_found_in_a_clone_or_in_the_installed_package(tmp_path):
     assert kc.notebooks_dir() == ROOT / "notebooks"
     package = tmp_path / "site-packages" / "kernelxai"

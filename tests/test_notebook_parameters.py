@@ -202,3 +202,89 @@ def test_notebook_smoke_mode_keeps_the_callers_size():
     assert params["n_runs"] == 2 and params["budgets"] == [50, 200]   # the caller's, kept
     assert params["n_repeats"] == 60 and params["n_permutations"] == 20  # smoke defaults
     assert params["results_path"].endswith("01-shapley-games.json")
+
+
+# --------------------------------------------------------------------------- #
+# unknown parameter names: in the notebook and before a kernel starts
+# --------------------------------------------------------------------------- #
+RESOLVE = "params = kx.reporting.resolve_parameters(globals())\n"
+
+
+def run_in_kernel(*injected, cell=CELL):
+    """run_cell with IPython's input history ``_ih``: the parameters cell, ``injected`` cells, the resolve cell."""
+    namespace = run_cell("\n".join(injected), cell)
+    namespace["_ih"] = ["", cell, *injected, RESOLVE]
+    return namespace
+
+
+def test_a_misspelt_parameter_stops_the_notebook_naming_it_and_a_close_one():
+    with pytest.raises(ValueError) as info:
+        resolve_parameters(run_in_kernel("# Parameters\nsmoke = True\nn_sample = 50\n"))
+    assert str(info.value) == (
+        "unknown parameter 'n_sample' (did you mean 'n_samples'?); this notebook accepts: budgets, etas, kernel, "
+        "level, n_explain, n_samples, n_train, paper, results_path, seed, smoke, verbose")
+    # several, one far from every parameter; float('nan') as papermill writes it
+    with pytest.raises(ValueError) as info:
+        resolve_parameters(run_in_kernel("n_perms = 10\nwidth = float('nan')", "levl = [0.9, 0.95]"))
+    assert "unknown parameters 'n_perms', 'width', 'levl' (did you mean 'level'?); this notebook accepts:" \
+        in str(info.value)
+
+
+def test_declared_names_pass_and_the_notebooks_own_cells_are_not_parameters():
+    params = resolve_parameters(run_in_kernel("smoke = True\nn_train = 50\nkernel = 'matern'"))
+    assert params["n_train"] == 50 and params["kernel"] == "matern"
+    # re-running the resolve cell after later cells ran: the cell before it is not made of
+    # values alone, so nothing it (or any earlier cell) set is taken as a parameter
+    ns = run_in_kernel("smoke = True")
+    ns["_ih"][-1:] = ["import numpy as np\nX = np.ones(3)\nn = len(X)\nlabel = 'a'", "x = 1", RESOLVE]
+    with pytest.raises(ValueError, match="unknown parameter 'x';"):
+        resolve_parameters(ns)
+    ns["_ih"][-2:] = [RESOLVE]
+    assert resolve_parameters(ns)["smoke"] is True
+    # no parameters cell in the history (values alone back to the start): nothing to compare with
+    assert resolve_parameters({"_ih": ["", "smoke = True\nwhatever = 1", RESOLVE], "smoke": True})["smoke"]
+
+
+def test_parameter_names_of_a_cell_and_of_a_notebook_file():
+    from kernelxai.reporting import notebook_parameters, parameter_names
+
+    assert parameter_names(CELL) == ["smoke", "paper", "seed", "results_path", "n_train", "n_samples",
+                                     "n_explain", "level", "budgets", "etas", "kernel", "verbose"]
+    assert parameter_names("import x\na: int = 1\nb, (c, d) = 1, (2, 3)\nb += 1\nx.y = 2\nf(z=3)") == \
+        ["a", "b", "c", "d"]
+    from nbrun import NOTEBOOKS
+
+    assert notebook_parameters(NOTEBOOKS / "01-shapley-games.ipynb") == \
+        ["smoke", "paper", "seed", "results_path", "n_repeats", "n_permutations", "budgets", "n_runs"]
+
+
+def test_the_runner_refuses_an_unknown_name_before_starting_a_kernel(tmp_path, monkeypatch):
+    import sys
+
+    from nbrun import NOTEBOOKS, NotebookCellError, execute
+
+    monkeypatch.setitem(sys.modules, "papermill", None)  # starting papermill (a kernel) would fail differently
+    with pytest.raises(NotebookCellError) as info:
+        execute(NOTEBOOKS / "06-uncertainty.ipynb", tmp_path / "r.json", {"smoke": True, "n_refs": 3},
+                out_dir=tmp_path)
+    assert str(info.value).startswith(
+        "unknown parameter 'n_refs' (did you mean 'n_references'?); notebook 06-uncertainty accepts: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.notebook
+def test_papermill_with_a_misspelt_parameter_fails_in_the_notebook_naming_it(tmp_path):
+    import papermill as pm
+    from nbrun import NOTEBOOKS
+    from papermill.exceptions import PapermillExecutionError
+
+    results = tmp_path / "r.json"
+    with pytest.raises(PapermillExecutionError) as info:   # papermill itself only logs "Passed unknown parameter"
+        pm.execute_notebook(str(NOTEBOOKS / "01-shapley-games.ipynb"), str(tmp_path / "out.ipynb"),
+                            parameters={"smoke": True, "n_perms": 10, "results_path": str(results)},
+                            kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=False)
+    assert info.value.ename == "ValueError"
+    assert info.value.evalue == (
+        "unknown parameter 'n_perms' (did you mean 'n_permutations'?); this notebook "
+        "accepts: budgets, n_permutations, n_repeats, n_runs, paper, results_path, seed, smoke")
+    assert not results.exists()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .check_report import write_report
 from .notebook_baselines import annotate, baselines_dir, compare_notebook, notebooks_dir
+from .parameter_names import check_parameter_names, notebook_parameters
 
 __all__ = ["check_requirements", "run_check"]
 
@@ -89,6 +90,13 @@ def run_check(*, smoke=False, only=None, output="kernelxai-check", timeout=1800,
     -------
     list of dict
         One row per notebook: name, ok, error, seconds, summary, comparison.
+
+    Raises
+    ------
+    ValueError
+        Before any notebook runs: a name in ``only`` that is not a notebook, or a
+        notebook whose parameters cell lacks a parameter the check sets
+        (:func:`.parameter_names.check_parameter_names`).
     """
     echo = echo or (lambda *a, **k: None)
     check_requirements()
@@ -101,11 +109,13 @@ def run_check(*, smoke=False, only=None, output="kernelxai-check", timeout=1800,
             raise ValueError(f"no such notebook(s): {', '.join(unknown)}; "
                              f"available: {', '.join(p.stem for p in paths)}")
         paths = [p for p in paths if p.stem in wanted]
+    params = {"smoke": True} if smoke else {}
+    for path in paths:  # every name, before any kernel starts
+        check_parameter_names([*params, "results_path"], notebook_parameters(path), notebook=path.stem)
     output = Path(output).resolve()
     for sub in ("notebooks", "results", "logs"):
         (output / sub).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    params = {"smoke": True} if smoke else {}
     rows = []
     for k, path in enumerate(paths, 1):
         name = path.stem

@@ -20,6 +20,12 @@ set by the caller and takes the value of the mode; a name holding a plain value
 whatever the mode. Every value is validated, and ``params`` (JSON-ready) is
 written into the results with ``save_results(..., parameters=params)``.
 
+A name the caller sets that the parameters cell does not assign (``-p n_perms 10``
+for ``n_permutations``) stops the run in that call, naming it, listing the
+accepted names and suggesting a close one. The runners check the names before
+starting a kernel: :func:`notebook_parameters` reads a notebook's parameters
+cell without running it and :func:`check_parameter_names` compares.
+
 Files
 -----
 Everything kernelxai writes goes through :func:`atomic_write`: a temporary file
@@ -42,13 +48,23 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from .parameter_names import (
+    check_parameter_names,
+    names_set_after_the_parameters_cell,
+    notebook_parameters,
+    parameter_names,
+)
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = [
     "Default",
     "atomic_write",
+    "check_parameter_names",
     "default",
+    "notebook_parameters",
+    "parameter_names",
     "resolve_parameters",
     "save_results",
     "timed",
@@ -513,6 +529,10 @@ def resolve_parameters(namespace) -> dict[str, Any]:
         False when absent), ``seed`` (a non-negative integer), ``results_path``
         (a non-empty string, or None to write nothing) and every parameter
         declared with :func:`default`. ``namespace`` itself is not changed.
+        In a Jupyter kernel, the cells run since the parameters cell that only
+        assign values (papermill's injected cell) are read from the input
+        history ``_ih``: a name they set that the parameters cell does not
+        assign is refused before anything else.
 
     Returns
     -------
@@ -529,11 +549,24 @@ def resolve_parameters(namespace) -> dict[str, Any]:
     ------
     ValueError
         Naming the parameter, the value received and what is accepted, e.g.
-        ``parameter n_samples must be an integer >= 10; got -10``.
+        ``parameter n_samples must be an integer >= 10; got -10``; or naming a
+        parameter the notebook does not have, with the accepted names and a
+        close one (:func:`check_parameter_names`), e.g. ``unknown parameter
+        'n_perms' (did you mean 'n_permutations'?); this notebook accepts: ...``.
     """
     if not isinstance(namespace, dict):
         raise TypeError(f"resolve_parameters: namespace must be a dict such as globals(); "
                         f"got {type(namespace).__name__}")
+    declared = {}
+    registry = namespace.get(_REGISTRY)
+    if isinstance(registry, dict):
+        declared.update((k, d) for k, d in registry.items() if isinstance(k, str))
+    for name, v in namespace.items():
+        if isinstance(v, Default) and not name.startswith("_"):
+            declared[name] = v  # the Default the name holds now is the one that counts
+    since = names_set_after_the_parameters_cell(namespace)
+    if since is not None:  # a name papermill injected that the parameters cell does not assign
+        check_parameter_names(since[0], [*since[1], *declared])
 
     def plain(name):
         v = namespace[name]
@@ -562,13 +595,6 @@ def resolve_parameters(namespace) -> dict[str, Any]:
                              f"nothing); got {v!r}")
         params["results_path"] = v
 
-    declared = {}
-    registry = namespace.get(_REGISTRY)
-    if isinstance(registry, dict):
-        declared.update((k, d) for k, d in registry.items() if isinstance(k, str))
-    for name, v in namespace.items():
-        if isinstance(v, Default) and not name.startswith("_"):
-            declared[name] = v  # the Default the name holds now is the one that counts
     reserved = set(_MODE_FLAGS) | {"seed", "results_path"}
     for name, d in declared.items():
         if name in reserved:
