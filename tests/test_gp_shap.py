@@ -484,11 +484,129 @@ def test_classifier_errors():
 
     X, _ = _data(seed=4, n=45)
     y3 = np.digitize(X[:, 0], [-0.5, 0.5])
-    three = GaussianProcessClassifier(RBF(1.0), optimizer=None).fit(X, y3)
-    with pytest.raises(ValueError, match="binary GaussianProcessClassifier.*3 classes"):
-        explain_gp(three, X[:2])
+    ovo = GaussianProcessClassifier(RBF(1.0), optimizer=None, multi_class="one_vs_one").fit(X, y3)
+    with pytest.raises(ValueError, match="one_vs_one.*multi_class='one_vs_rest'"):
+        explain_gp(ovo, X[:2])
     with pytest.raises(ValueError, match="not fitted"):
         explain_gp(GaussianProcessClassifier(), X[:2])
+
+
+@pytest.fixture(scope="module")
+def three_classes():
+    from sklearn.gaussian_process import GaussianProcessClassifier
+
+    X, _ = _data(seed=5, n=45)
+    y = np.array(["a", "b", "c"])[np.digitize(X[:, 0] + 0.5 * X[:, 1] * X[:, 2], [-0.5, 0.5])]
+    kernel = ConstantKernel(2.0, "fixed") * RBF([1.0, 1.3, 0.8], "fixed")
+    gpc = GaussianProcessClassifier(kernel, optimizer=None).fit(X, y)
+    return gpc, X, X[:M], np.vstack([X[10:12], [[0.3, -1.2, 2.0]]])
+
+
+def _binary(gpc, j):
+    """The binary classifier scikit-learn fitted for class j (one-vs-rest), wrapped as a binary GPC."""
+    import copy
+
+    binary = copy.copy(gpc)
+    binary.base_estimator_ = gpc.base_estimator_.estimators_[j]
+    binary.classes_ = np.array(["rest", gpc.classes_[j]])
+    return binary
+
+
+_SAMPLED = {"budget": 120, "random_state": 7}
+
+
+@pytest.mark.parametrize("method", ["exact", "product", "sampled"])
+def test_multiclass_classifier_is_each_class_binary_classifier(three_classes, method):
+    gpc, X, B, x_rows = three_classes
+    kw = _SAMPLED if method == "sampled" else {}
+    e = explain_gp(gpc, x_rows, background=B, method=method, **kw)
+    n, k = len(x_rows), 3
+    assert e.values.shape == (n, D, k) and e.covariance.shape == (n, D, D, k)
+    assert e.output_names == ["a", "b", "c"] and e.meta["method"] == method
+    assert "one-vs-rest" in e.meta["outputs"] and "against the rest" in e.meta["covariance"]
+    for j in range(k):
+        one = explain_gp(_binary(gpc, j), x_rows, background=B, method=method, **kw)
+        for name in ("values", "covariance", "stderr", "lower", "upper"):
+            np.testing.assert_array_equal(getattr(e, name)[..., j], getattr(one, name), err_msg=name)
+        np.testing.assert_array_equal(np.asarray(e.base_values)[:, j], one.base_values)
+        if method == "sampled":
+            np.testing.assert_array_equal(e.meta["covariance_mc_stderr"][..., j], one.meta["covariance_mc_stderr"])
+        # slicing the outputs axis by name gives the class's explanation, covariance included
+        part = e[..., gpc.classes_[j]]
+        np.testing.assert_array_equal(part.covariance, one.covariance)
+        np.testing.assert_array_equal(part.values, one.values)
+    if method == "sampled":   # a Generator: every class starts from the same state
+        g = explain_gp(gpc, x_rows[:1], background=B, method=method, budget=120,
+                       random_state=np.random.default_rng(3))
+        one = explain_gp(_binary(gpc, 2), x_rows[:1], background=B, method=method, budget=120,
+                         random_state=np.random.default_rng(3))
+        np.testing.assert_array_equal(g.covariance[..., 2], one.covariance)
+    if method == "exact":     # the estimator sklearn fits for class c is the binary classifier of y == c
+        from sklearn.gaussian_process import GaussianProcessClassifier
+
+        y = np.asarray(gpc.base_estimator_.estimators_[1].y_train_, dtype=bool)
+        fresh = GaussianProcessClassifier(gpc.kernel, optimizer=None).fit(X, y)
+        one = explain_gp(fresh, x_rows, background=B, method=method)
+        np.testing.assert_allclose(e.values[..., 1], one.values, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(e.covariance[..., 1], one.covariance, rtol=0, atol=1e-10)
+
+
+def test_multiclass_classifier_latent_posteriors_efficiency_and_draws(three_classes):
+    gpc, X, B, x_rows = three_classes
+    e = explain_gp(gpc, x_rows, background=B, method="product")
+    rng = np.random.default_rng(11)
+    for j in range(3):
+        binary = _binary(gpc, j)
+        for i in range(len(x_rows)):
+            Z, A = _brute(x_rows[i:i + 1], B)
+            mean, C = _laplace_latent(binary, Z)
+            np.testing.assert_allclose(e.covariance[i, :, :, j], A @ C @ A.T, rtol=0, atol=1e-9)
+            np.testing.assert_allclose(e.values[i, :, j], A @ mean, rtol=0, atol=1e-9)
+            # efficiency of the covariance: 1^T Cov(phi) 1 == Var(f(x) - v_x(empty)) under class j's posterior
+            P = np.vstack([x_rows[i], B])
+            a = np.concatenate([[1.0], np.full(M, -1.0 / M)])
+            np.testing.assert_allclose(e.covariance[i, :, :, j].sum(), a @ _laplace_latent(binary, P)[1] @ a,
+                                       rtol=1e-8, atol=1e-14)
+            # draw by draw: each posterior draw's Shapley values sum to v(full) - v(empty)
+            draws = rng.multivariate_normal(mean, C + 1e-12 * np.eye(len(Z)), size=3000,
+                                            method="eigh").T       # (len(Z), draws)
+            phis = A @ draws
+            np.testing.assert_allclose(phis.sum(axis=0), draws[-M:].mean(axis=0) - draws[:M].mean(axis=0),
+                                       rtol=0, atol=1e-9)
+            err = np.linalg.norm(np.cov(phis) - e.covariance[i, :, :, j])
+            assert err < 0.1 * np.linalg.norm(e.covariance[i, :, :, j]), err
+
+
+def test_multiclass_classifier_mean_is_kx_explain_latent(three_classes):
+    gpc, X, B, x_rows = three_classes
+    e = explain_gp(gpc, x_rows, background=B)
+    ref = kx.explain(gpc, x_rows, background=B)        # output="latent", the default
+    assert ref.output_names == e.output_names
+    np.testing.assert_allclose(e.values, ref.values, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(e.base_values, ref.base_values, rtol=0, atol=1e-12)
+    obs = explain_gp(gpc, x_rows[:1], "observational", background=B)
+    ref = kx.explain(gpc, x_rows[:1], "observational", background=B, output="latent")
+    np.testing.assert_allclose(obs.values, ref.values, rtol=0, atol=1e-12)
+    assert obs.covariance.shape == (1, D, D, 3)
+    assert all(np.all(np.linalg.eigvalsh(obs.covariance[0, :, :, j]) > -1e-10) for j in range(3))
+
+
+def test_multiclass_classifier_joint_chunks_and_frames(three_classes):
+    pd = pytest.importorskip("pandas")
+    gpc, X, B, x_rows = three_classes
+    e = explain_gp(gpc, x_rows, background=B, joint=True)
+    n = len(x_rows)
+    assert e.joint_covariance.shape == (n * D, n * D, 3)
+    one = explain_gp(_binary(gpc, 0), x_rows, background=B, joint=True)
+    np.testing.assert_array_equal(e[..., "a"].joint_covariance, one.joint_covariance)
+    assert e[1, :2, "c"].covariance.shape == (2, 2)
+    chunked = explain_gp(gpc, x_rows, background=B, rows_per_chunk=1, n_jobs=1)
+    np.testing.assert_allclose(chunked.covariance, e.covariance, rtol=0, atol=1e-12)
+    cols = ["u", "v", "w"]
+    labels = gpc.classes_[np.argmax([est.y_train_ for est in gpc.base_estimator_.estimators_], axis=0)]
+    named = type(gpc)(gpc.kernel, optimizer=None).fit(pd.DataFrame(X, columns=cols), labels)
+    f = explain_gp(named, pd.DataFrame(x_rows, columns=cols), background=pd.DataFrame(B, columns=cols))
+    assert f.feature_names == cols and f.values.shape == (n, D, 3)
 
 
 @pytest.mark.parametrize("method", ["product", "sampled"])

@@ -4,12 +4,16 @@ Takes a fitted scikit-learn ``GaussianProcessRegressor`` (or a binary
 ``GaussianProcessClassifier`` under its Laplace approximation) and hands on a
 :class:`FittedGP`: the posterior covariance of the latent function
 (:class:`Posterior`), the model whose posterior mean ``kx.explain`` explains,
-and what the covariance means. The points and background rows are checked here
-too, with the column check every entry point makes
+and what the covariance means. A multi-class classifier is split by
+:func:`one_vs_rest` into the binary classifiers scikit-learn fitted, one per
+class, each taken as the binary case. The points and background rows are
+checked here too, with the column check every entry point makes
 (:func:`kernelxai._validation.check_columns`).
 """
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 from scipy.linalg import solve_triangular
@@ -18,8 +22,8 @@ from .._validation import as_real_array, check_columns
 from ..models.convert.plans import class_label
 from ..models.convert.sklearn_gp import latent_regressor
 
-__all__ = ["FittedGP", "fitted_gp", "Posterior", "check_rows", "gp_background", "efficiency_variance",
-           "Z95"]
+__all__ = ["FittedGP", "fitted_gp", "one_vs_rest", "Posterior", "check_rows", "gp_background",
+           "efficiency_variance", "Z95"]
 
 #: two-sided 95% standard normal quantile
 Z95 = 1.959963984540054
@@ -87,10 +91,9 @@ def _check_gpc(gpc):
         raise ValueError("gp is not fitted: call gp.fit(X, y) first")
     if len(gpc.classes_) != 2:
         raise ValueError(
-            f"explain_gp explains a binary GaussianProcessClassifier (one latent function); this one "
-            f"has {len(gpc.classes_)} classes, each with its own one-vs-rest latent GP. Fit a binary "
-            "classifier per class of interest (y == c), or use kx.explain(gp, X, output='latent') "
-            "for the posterior-mean values of every class."
+            f"fitted_gp takes a binary GaussianProcessClassifier (one latent function); this one "
+            f"has {len(gpc.classes_)} classes, each with its own one-vs-rest latent GP: split it with "
+            "one_vs_rest(gp) (explain_gp does) and take each binary classifier."
         )
     base = gpc.base_estimator_
     post = Posterior(base.kernel_, base.X_train_, base.L_, 1.0,
@@ -99,6 +102,56 @@ def _check_gpc(gpc):
             f"function (the log-odds of class {class_label(gpc.classes_[1])!r}): C = k - k_X W^(1/2) B^(-1) "
             "W^(1/2) k_X, as scikit-learn's predict_proba uses it")
     return FittedGP(post, gpc, latent_regressor(gpc, base), {"output": "latent"}, what)
+
+
+def one_vs_rest(gp) -> list[tuple[str, object]] | None:
+    """The binary classifiers of a fitted multi-class GaussianProcessClassifier, one per class.
+
+    scikit-learn fits a multi-class ``GaussianProcessClassifier`` one-vs-rest:
+    one binary Laplace classifier per class ``c`` (``y == c`` against the
+    rest) in ``gp.base_estimator_.estimators_``, each with its own latent GP.
+    Each is handed on wrapped as a binary ``GaussianProcessClassifier`` (a
+    shallow copy of ``gp`` whose ``base_estimator_`` is that estimator and
+    whose classes are ``["not c", c]``, so its latent function is the
+    log-odds of ``c``), to be explained as the binary case.
+
+    Parameters
+    ----------
+    gp : object
+        Any model.
+
+    Returns
+    -------
+    list of (str, GaussianProcessClassifier) or None
+        ``(str(c), binary classifier)`` per class, in ``gp.classes_`` order;
+        None when ``gp`` is not a fitted multi-class GaussianProcessClassifier.
+
+    Raises
+    ------
+    ValueError
+        For ``multi_class="one_vs_one"`` (no latent function per class).
+    """
+    from sklearn.gaussian_process import GaussianProcessClassifier
+
+    if not isinstance(gp, GaussianProcessClassifier) or not hasattr(gp, "base_estimator_") \
+            or len(gp.classes_) == 2:
+        return None
+    estimators = getattr(gp.base_estimator_, "estimators_", None)
+    if getattr(gp, "multi_class", "one_vs_rest") != "one_vs_rest" or estimators is None \
+            or len(estimators) != len(gp.classes_):
+        raise ValueError(
+            "explain_gp explains a multi-class GaussianProcessClassifier through its one-vs-rest latent "
+            "functions (one per class); this one was fitted with multi_class='one_vs_one', which has "
+            "none. Fit it with multi_class='one_vs_rest' (the default)."
+        )
+    binaries = []
+    for c, est in zip(gp.classes_, estimators):
+        binary = copy.copy(gp)
+        binary.base_estimator_ = est
+        binary.classes_ = np.array([f"not {class_label(c)}", class_label(c)], dtype=object)
+        binary.n_classes_ = 2
+        binaries.append((str(c), binary))
+    return binaries
 
 
 class Posterior:

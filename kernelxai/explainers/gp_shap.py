@@ -62,7 +62,7 @@ from .. import parallel
 from ..estimators.registry import check_cost
 from ..explanation import Explanation
 from .explain import explain
-from .gp_posterior import Z95, check_rows, efficiency_variance, fitted_gp, gp_background
+from .gp_posterior import Z95, check_rows, efficiency_variance, fitted_gp, gp_background, one_vs_rest
 from .gp_product import product_terms
 from .gp_routes import (
     DEFAULT_PERMUTATIONS,
@@ -108,7 +108,11 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         the second class) under scikit-learn's Laplace approximation, whose
         posterior is Gaussian with covariance ``k - k_X W^(1/2) B^(-1)
         W^(1/2) k_X`` (the one ``predict_proba`` integrates over); the mean
-        is ``kx.explain(gp, X, output="latent")``.
+        is ``kx.explain(gp, X, output="latent")``. Or a fitted multi-class
+        ``GaussianProcessClassifier`` (one-vs-rest): scikit-learn fits one
+        binary Laplace classifier per class c (``gp.base_estimator_.estimators_``),
+        whose latent function is the log-odds of c against the rest; each is
+        explained as the binary case, and the classes form the outputs axis.
     X : array (n, d) or DataFrame
         Points to explain.
     value : {"interventional", "observational"}
@@ -152,20 +156,33 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         ``values -/+ 1.96 stderr``; ``joint_covariance`` (n*d, n*d) when
         ``joint=True``. ``meta["method"]`` names the route; the sampled route
         adds ``meta["covariance_mc_stderr"]`` (n, d, d), the jackknife
-        standard errors of the covariance entries.
+        standard errors of the covariance entries. For a multi-class
+        classifier every array gains a trailing outputs axis of length k (one
+        per class, ``output_names`` the class labels): ``values`` (n, d, k),
+        ``covariance`` (n, d, d, k), ``joint_covariance`` (n*d, n*d, k);
+        output c equals ``explain_gp`` of class c's binary classifier, whose
+        latent GP is fitted separately (no covariance across classes is
+        given), and the sampled route uses the same permutations for every
+        class. ``meta["outputs"]`` says so.
 
     Raises
     ------
     TypeError
         If ``gp`` is not a GaussianProcessRegressor or GaussianProcessClassifier.
     ValueError
-        If ``gp`` is unfitted or multi-output, if ``value`` or ``method`` is
+        If ``gp`` is unfitted, a multi-output regressor or a one-vs-one
+        classifier, if ``value`` or ``method`` is
         not accepted or not applicable, if the shapes do not match, or if the
         evaluation points exceed the exact route's limit.
     RuntimeError
         If the computed covariance violates efficiency (the variance of the
         sum of the Shapley values must equal Var(f(x) - v_x(empty))).
     """
+    binaries = one_vs_rest(gp)
+    if binaries is not None:
+        return _explain_classes(binaries, X, value, background, joint=joint, method=method, eta=eta,
+                                budget=budget, random_state=random_state, n_jobs=n_jobs,
+                                rows_per_chunk=rows_per_chunk)
     fitted = fitted_gp(gp)
     if value not in _VALUES:
         raise ValueError(f"value must be one of {_VALUES}; got {value!r}")
@@ -301,6 +318,48 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         meta=meta,
         covariance=cov,
         joint_covariance=joint_cov,
+    )
+
+
+def _explain_classes(binaries, X, *args, random_state=None, **options) -> Explanation:
+    """explain_gp of a multi-class classifier: each class's binary classifier, on the outputs axis."""
+    import copy
+
+    pieces = []
+    for j, (_, binary) in enumerate(binaries):
+        # every class starts from the same random state (a Generator is copied for all but the last)
+        seed = copy.deepcopy(random_state) if isinstance(random_state, np.random.Generator) \
+            and j < len(binaries) - 1 else random_state
+        pieces.append(explain_gp(binary, X, *args, random_state=seed, **options))
+
+    def stack(arrays):
+        return None if arrays[0] is None else np.stack(arrays, axis=-1)
+
+    first = pieces[0]
+    label = binaries[0][1].classes_[1]
+    meta = dict(first.meta)
+    meta["covariance"] = "per class c (the outputs axis), the " + first.meta["covariance"].replace(
+        f"log-odds of class {label!r}", "log-odds of class c against the rest")
+    meta["output"] = "latent"
+    meta["outputs"] = ("one-vs-rest latent functions: output c is the latent function (the log-odds of c "
+                       "against the rest) of the binary Laplace classifier scikit-learn fitted for class c "
+                       "(gp.base_estimator_.estimators_), explained as explain_gp explains a binary "
+                       "classifier; the classes' latent GPs are fitted separately, so no covariance "
+                       "across classes is given")
+    if "covariance_mc_stderr" in meta:
+        meta["covariance_mc_stderr"] = stack([p.meta["covariance_mc_stderr"] for p in pieces])
+    return Explanation(
+        stack([p.values for p in pieces]),
+        base_values=stack([np.asarray(p.base_values, dtype=float) for p in pieces]),
+        data=first.data,
+        feature_names=first.feature_names,
+        stderr=stack([p.stderr for p in pieces]),
+        lower=stack([p.lower for p in pieces]),
+        upper=stack([p.upper for p in pieces]),
+        meta=meta,
+        output_names=[name for name, _ in binaries],
+        covariance=stack([p.covariance for p in pieces]),
+        joint_covariance=stack([p.joint_covariance for p in pieces]),
     )
 
 
