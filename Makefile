@@ -20,7 +20,7 @@ NOTEBOOK_ARGS ?=
 ACCEPT ?=
 ACCEPT_ARG := $(if $(filter 1 yes true,$(ACCEPT)),--accept)
 
-.PHONY: run test lint lab notebooks smoke figures exercises slides clean help
+.PHONY: run test lint lab notebooks smoke figures exercises slides docs doctest clean help
 
 help:
 	@echo "make run    execute all notebooks (default settings) into build/ and print a summary"
@@ -32,6 +32,8 @@ help:
 	@echo "make run ACCEPT=1 / make smoke ACCEPT=1  re-record the notebooks' baselines (notebooks/baselines/)"
 	@echo "make exercises  student versions of notebooks/exercises/ (solutions removed) into build/exercises/"
 	@echo "make slides     offline reveal.js slides of the exercise notebooks into build/slides/ (SLIDES=name for one)"
+	@echo "make docs       the documentation site into build/docs/ (offline; any Sphinx warning fails it)"
+	@echo "make doctest    run every docstring Examples section of kernelxai as a test"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +50,10 @@ $(VENV)/.test-stamp: pyproject.toml | $(PY)
 
 $(VENV)/.slides-stamp: pyproject.toml | $(PY)
 	$(PIP) install -e ".[notebooks,slides]"
+	touch $@
+
+$(VENV)/.docs-stamp: pyproject.toml | $(PY)
+	$(PIP) install -e ".[docs]"
 	touch $@
 
 run: $(VENV)/.run-stamp
@@ -79,6 +85,21 @@ exercises:
 SLIDES ?=
 slides: $(VENV)/.slides-stamp
 	$(PY) scripts/build_slides.py $(SLIDES)
+
+# The documentation site (docs/, Sphinx) into build/docs/, offline, with -W: a warning (a broken
+# reference, a malformed docstring, a page that loads something from the network) fails it. The
+# gallery renders the executed notebooks in $(DOCS_RUN)/notebooks/ (make run's or make smoke's);
+# the missing ones are executed first in smoke mode. -E rereads every page, so -W sees every warning.
+DOCS_RUN ?= build
+docs: $(VENV)/.docs-stamp
+	@missing=$$(for nb in notebooks/*.ipynb; do [ -f "$(DOCS_RUN)/notebooks/$$(basename $$nb)" ] || basename $$nb .ipynb; done); \
+	if [ -n "$$missing" ]; then $(PY) scripts/run_notebooks.py --smoke --build $(DOCS_RUN) --only $$missing; fi
+	$(VENV)/bin/sphinx-build -E -W --keep-going -q -b html -D kx_executed_notebooks=$(abspath $(DOCS_RUN))/notebooks docs build/docs
+	@echo "site: build/docs/index.html"
+
+# Every Examples section of the library's docstrings, run by pytest's doctest collector.
+doctest: $(VENV)/.test-stamp
+	$(PY) -m pytest -p no:cacheprovider --doctest-modules kernelxai -q
 
 # Rebuild notebooks/*.ipynb from their percent-format sources in notebooks/src/.
 notebooks:

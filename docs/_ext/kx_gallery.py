@@ -1,0 +1,150 @@
+"""Write the notebook gallery (docs/gallery/) from the executed notebooks.
+
+Takes every ``notebooks/*.ipynb`` and its executed copy from the folder that ``make docs`` names
+(``kx_executed_notebooks``: build/notebooks/ after ``make run`` or ``make smoke``); hands Sphinx
+the executed copies (rendered by MyST-NB with their outputs, never executed here) and an index
+page with, per notebook, a thumbnail (the headline figure of the executed copy), a one-line
+description and a link that opens it on Binder. A notebook without an executed copy, or without
+a description below, is a warning, so ``sphinx-build -W`` fails rather than publish a gap.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+from pathlib import Path
+
+from sphinx.util import logging
+
+LOGGER = logging.getLogger(__name__)
+
+#: one line per notebook (the README's table, shortened)
+DESCRIPTIONS = {
+    "00-index": "The map of all notebooks, with a browser of the explanations and the Binder links.",
+    "01-shapley-games": "Taxi and airport games, KernelSHAP as weighted least squares, permutation "
+                        "intervals and their coverage.",
+    "02-rkhs-shap": "RKHS-SHAP: interventional values from kernel mean embeddings, observational "
+                    "values from conditional mean embeddings.",
+    "03-pkex-shapley": "Exact Shapley values of product-kernel models (functional baseline): quadrature, "
+                       "the paper's recursions, brute force, a 40-digit check.",
+    "04-shapley-regulariser": "Shapley values as representer matrices; learning with a penalty on a "
+                              "feature's Shapley values (ISV-REG, OSV-REG).",
+    "05-mmd-hsic-shapley": "MMD between two samples and HSIC between features and target, split over "
+                           "the features.",
+    "06-uncertainty": "How sure an explanation is: interval coverage of every estimator, Shapley "
+                      "residuals, Bayesian SHAP.",
+    "07-shapley-regression-groups": "R² decomposed over covariates; group Shapley for R² and kernel models.",
+    "08-your-model": "Explaining the models people fit: pipelines, an SVC in three output spaces, "
+                     "multi-class iris, a GP with a composite kernel; every route checked.",
+    "09-interactions": "Exact pairwise Shapley interactions (SII, k-SII, STII, FSII) of kernel models.",
+    "10-banana-rkhs-shap": "RKHS-SHAP Exp. 1: recovering exact Shapley values on the Banana distribution.",
+    "11-runtime-rkhs-shap": "RKHS-SHAP Exp. 2: how much faster mean embeddings are than model calls.",
+    "12-covariate-shift-isv-reg": "RKHS-SHAP Exp. 3: does ISV-REG protect against noise on a feature at "
+                                  "test time?",
+    "13-fairness-osv-reg": "RKHS-SHAP Exp. 4: OSV-REG removes a sensitive feature and its proxy, "
+                           "ISV-REG only the feature.",
+    "14-real-data-rkhs-shap": "RKHS-SHAP App. E/C: diabetes (RBF and Matérn) and breast cancer "
+                              "(kernel logistic regression).",
+    "15-robustness": "RKHS-SHAP Theorem 6: nearby points get nearby explanations, measured exactly.",
+    "16-gp-shap": "Stochastic Shapley values of a Gaussian process: credible bands, correlated "
+                  "attributions, predicted explanations.",
+    "17-scaling": "Scaling up: a Nyström model on 10⁴–10⁶ rows explained exactly, time against d "
+                  "and n, two workers, a summarised background and its bound.",
+    "18-conditional-estimators": "The lecture's conditional estimators for dependent features against "
+                                 "exact conditional Shapley values.",
+    "20-pkex-exact-vs-sampling": "PKeX Exp. 1: how many coalitions KernelSHAP needs to approach the "
+                                 "exact values as d grows.",
+    "21-pkex-feature-recovery": "PKeX Exp. 2: recovery of 17 active features out of 50.",
+    "22-pkex-runtime": "PKeX Fig. 1: runtime of brute force, the paper's recursion and the quadrature.",
+    "23-mmd-attribution": "PKeX §5.2: which features make two samples differ.",
+    "24-hsic-feature-selection": "PKeX §5.3: feature selection by HSIC Shapley values against MI, "
+                                 "Lasso, K-best and trees.",
+    "30-uncertainty-pipeline": "Thesis ch. 3: which kind of uncertainty responds to correlation, "
+                               "interaction, non-linearity and sample size.",
+}
+
+
+def headline_png(nb: dict) -> bytes | None:
+    """The PNG of the cell tagged 'headline' (else the first PNG) of an executed notebook."""
+    first = None
+    for cell in nb.get("cells", []):
+        for output in cell.get("outputs", []):
+            png = output.get("data", {}).get("image/png")
+            if png is None:
+                continue
+            png = base64.b64decode(png if isinstance(png, str) else "".join(png))
+            if "headline" in cell.get("metadata", {}).get("tags", []):
+                return png
+            first = first or png
+    return first
+
+
+def _mode(nb: dict) -> str:
+    params = nb.get("metadata", {}).get("papermill", {}).get("parameters", {})
+    if params.get("smoke"):
+        return "smoke mode"
+    if params.get("paper"):
+        return "the papers' settings"
+    return "default settings"
+
+
+def write_gallery(app) -> None:
+    src = Path(app.srcdir)
+    root = src.parent
+    executed = Path(app.config.kx_executed_notebooks or root / "build" / "notebooks")
+    out = src / "gallery"
+    thumbs = out / "thumbs"
+    thumbs.mkdir(parents=True, exist_ok=True)
+    binder = app.config.binder_url
+    cards, toc, modes = [], [], set()
+    for nb_path in sorted((root / "notebooks").glob("*.ipynb")):
+        name = nb_path.stem
+        description = DESCRIPTIONS.get(name)
+        if description is None:
+            LOGGER.warning("notebook %s has no one-line description in docs/_ext/kx_gallery.py", name)
+            description = ""
+        run = executed / nb_path.name
+        if not run.exists():
+            LOGGER.warning("notebook %s has no executed copy in %s (run make docs, make smoke or make run)",
+                           name, executed)
+            continue
+        text = run.read_text(encoding="utf-8")
+        target = out / nb_path.name
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            shutil.copyfile(run, target)
+        nb = json.loads(text)
+        modes.add(_mode(nb))
+        png = headline_png(nb)
+        thumb = ""
+        if png is not None:
+            path = thumbs / f"{name}.png"
+            if not path.exists() or path.read_bytes() != png:
+                path.write_bytes(png)
+            thumb = f'<img src="thumbs/{name}.png" alt="{name}" width="180">'
+        cards.append(f"| {thumb} | {{doc}}`{name} <{name}>` | {description} | "
+                     f"[open on Binder]({binder.format(name=name)}) |")
+        toc.append(name)
+    how = ", ".join(sorted(modes)) or "none"
+    page = [
+        "# Notebook gallery", "",
+        "Every notebook of `notebooks/`, rendered with its outputs. The pages are **not executed",
+        "when the site is built**: `make docs` renders the executed copies that `make run` (default",
+        "settings) or `make smoke` (smoke mode, what the tests run) left in `build/notebooks/`, and",
+        "runs the missing ones in smoke mode first (`scripts/run_notebooks.py --smoke`: seconds each,",
+        "compared with the recorded baselines). Smoke mode shrinks the sizes, so numbers and figures",
+        f"are coarser than a full run's. This build rendered notebooks executed with: **{how}**.", "",
+        "Each name opens the rendered notebook here; *open on Binder* starts it in JupyterLab on mybinder.org.", "",
+        "| | notebook | what it shows | |", "|---|---|---|---|",
+    ] + cards + ["", "```{toctree}", ":hidden:", ""] + toc + ["```", ""]
+    text = "\n".join(page)
+    index = out / "index.md"
+    if not index.exists() or index.read_text(encoding="utf-8") != text:
+        index.write_text(text, encoding="utf-8")
+
+
+def setup(app):
+    app.add_config_value("kx_executed_notebooks", "", "env")
+    app.add_config_value("binder_url", "", "html")
+    app.connect("builder-inited", write_gallery, priority=100)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
