@@ -86,3 +86,45 @@ def test_nested_stages_report_into_the_open_bar(bars):
     with progress_bar(2, "after", "step", True):  # the outer bar is closed: a new call opens its own
         pass
     assert len(bars) == 2 and bars[1].recorded_desc == "after"
+
+
+def _descs(bars):
+    return [b.recorded_desc for b in bars]
+
+
+@pytest.mark.parametrize("value, extra", [("marginal", {}), ("gaussian_copula", {"n_samples": 20}),
+                                          ("empirical", {}), ("observational", {}),
+                                          ("interventional", {})])
+def test_explain_opens_one_bar_and_none_when_off(bars, value, extra):
+    model, X = small_model(d=6)
+    with kx.config_context(progress="auto", progress_after=1e-12):
+        expl = kx.explain(model, X[:2], value=value, background=X[:12], method="exact", **extra)
+        assert len(bars) == 1, _descs(bars)
+        assert "estimated" in bars[0].recorded_desc
+        quiet = kx.explain(model, X[:2], value=value, background=X[:12], method="exact", progress=False,
+                           **extra)
+    assert len(bars) == 1, _descs(bars)
+    np.testing.assert_array_equal(expl.values, quiet.values)
+
+
+def test_explain_mmd_with_permutations_opens_one_bar(bars):
+    rng = np.random.default_rng(1)
+    X, Z = rng.normal(size=(20, 3)), rng.normal(0.5, 1.0, size=(25, 3))
+    with kx.config_context(progress="auto", progress_after=1e-12):
+        kx.explain_mmd(X, Z, n_permutations=30, seed=0, progress=True)
+        assert len(bars) == 1, _descs(bars)
+        assert any(p.startswith("MMD permutation test") for p in bars[0].postfixes)
+        kx.explain_mmd(X, Z, n_permutations=30, seed=0, progress=False)
+        kx.explain_hsic(X, Z[:20, 0], n_permutations=30, seed=0, progress=False)
+    assert len(bars) == 1, _descs(bars)
+
+
+@pytest.mark.parametrize("kind, method", [("kernel", "exact"), ("callable", "exact"), ("callable", "permutation")])
+def test_single_reference_opens_one_bar(bars, kind, method):
+    model, X = small_model(d=4)
+    predict = model if kind == "kernel" else model.predict
+    with kx.config_context(progress=True):
+        kx.uncertainty.single_reference(predict, X[:2], X[5:10], method=method, seed=0, progress=True)
+        assert len(bars) == 1, _descs(bars)
+        kx.uncertainty.single_reference(predict, X[:2], X[5:10], method=method, seed=0, progress=False)
+    assert len(bars) == 1, _descs(bars)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = ["as_instances", "evaluate_blocks", "t_interval", "block_elements", "progress_bar",
-           "progress_iter", "call_estimate"]
+           "progress_iter", "call_estimate", "bar_open"]
 
 #: The bar of the call running in this context (None: no bar is open).
 _OPEN_BAR: contextvars.ContextVar[Any] = contextvars.ContextVar("kernelxai_open_bar", default=None)
@@ -44,6 +44,11 @@ def as_instances(worths, game) -> np.ndarray:
 def block_elements(max_elements) -> int:
     """The block budget in float64 elements: the option if given, else from the config."""
     return working_elements() if max_elements is None else int(max_elements)
+
+
+def bar_open() -> bool:
+    """Whether a call's bar is open in this context (a call made inside it is a nested stage)."""
+    return _OPEN_BAR.get() is not None
 
 
 @contextlib.contextmanager

@@ -29,7 +29,7 @@ from .._validation import check_rng
 from ..explanation import Explanation
 from ..games import Game
 from . import choose
-from .common import as_instances, call_estimate, t_interval
+from .common import as_instances, bar_open, call_estimate, t_interval
 from .registry import (
     CostLimitError,
     InvalidOptionError,
@@ -120,6 +120,19 @@ def shapley_values(game, method="exact", *, seed=None, **options) -> Explanation
         An option the method does not accept, or a bad value.
     CostLimitError
         The estimated time exceeds ``kx.get_config()["max_cost"]``.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> e = kx.shapley_values(g)
+    >>> e
+    Explanation(shape=(3,), method='exact')
+    >>> e.values.round(12)
+    array([1., 1., 1.])
+    >>> e = kx.shapley_values(g, method="permutation", n_permutations=200, seed=0)
+    >>> bool(abs(e.values.sum() - 3.0) < 1e-9)
+    True
     """
     est, why, resolved = resolve_method(game, method, options)
     return run_resolved(game, est, why, resolved, seed, est.cost(game, resolved))
@@ -153,7 +166,7 @@ def run_resolved(game, est, why, resolved, seed, cost) -> Explanation:
         progress = config["progress"] is True or (
             config["progress"] == "auto" and seconds > config["progress_after"])
     resolved["progress"] = bool(progress)
-    if progress:
+    if progress and not bar_open():  # a nested call reports into the open bar, without a line of its own
         tqdm.write(f"kernelxai: method={est.name!r}, estimated {format_seconds(seconds)} "
                    f"({cost.detail})", file=sys.stderr)
     with config_context(progress=bool(progress)), call_estimate(format_seconds(seconds)):

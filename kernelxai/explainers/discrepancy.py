@@ -26,11 +26,13 @@ p-value.
 
 from __future__ import annotations
 
+import contextlib
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from pandas.api.types import is_complex_dtype, is_float_dtype
-from tqdm.auto import tqdm
 
-from .._config import working_elements
+from .._config import config_context, progress_enabled, working_elements
 from .._validation import (
     as_real_array,
     check_columns,
@@ -39,11 +41,15 @@ from .._validation import (
     check_rng,
     feature_names_of,
 )
+from ..estimators.common import progress_bar, progress_iter
 from ..estimators.registry import check_cost
 from ..estimators.shapley import shapley_values
 from ..explanation import Explanation
 from ..kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
 from ..values.kernel_statistics import BLOCK_ELEMENTS, HSICGame, MMDGame
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["explain_mmd", "explain_hsic", "MMDGame", "HSICGame", "mmd_permutation_test",
            "hsic_permutation_test"]
@@ -150,8 +156,7 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     diag = np.empty(N)
     d = U.shape[1]
     step = max(1, int(max_elements) // max(1, N * d))   # a block of the per-feature Gram tensor
-    for r0 in tqdm(range(0, N, step), desc="MMD permutation test", unit="block", disable=not show,
-                   leave=False):
+    for r0 in progress_iter(range(0, N, step), "MMD permutation test", "block", progress=show):
         r1 = min(N, r0 + step)
         Kb = kernel.gram(U[r0:r1], U, max_elements=max_elements)
         KS[r0:r1] = Kb @ S
@@ -172,7 +177,7 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
 
 
 def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permutations=200,
-                seed=None, max_elements=None, progress=False, **options) -> Explanation:
+                seed=None, max_elements=None, progress=None, **options) -> Explanation:
     """Shapley values of the MMD between two samples over their features (PKeX Prop. 6).
 
     Parameters
@@ -210,6 +215,16 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
         the repr, e.g. ``MMD^2_u = 0.031, p = 0.005``); ``meta`` holds them as
         ``statistic`` and ``p_value`` too, with ``statistic_name``,
         ``n_permutations``, ``kernel``, ``unbiased``, ``n`` and ``m``.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> rng = np.random.default_rng(0)
+    >>> P = rng.normal(size=(50, 2))
+    >>> Q = rng.normal(size=(50, 2)) + [1.0, 0.0]   # shifted in feature 0 only
+    >>> e = kx.explain_mmd(P, Q)
+    >>> bool(np.isclose(e.values.sum(), e.statistic)), int(np.argmax(e.values))
+    (True, 0)
     """
     max_elements = _budget(max_elements, share=4)
     names = feature_names_of(X) or feature_names_of(Z)
@@ -237,10 +252,13 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
     _check_mmd_test(len(X) + len(Z), d, n_permutations)   # refuse before any work
     game = MMDGame(X, Z, kernel, unbiased=unbiased, player_names=names,
                    meta={"value_function": "MMD functional baseline (PKeX Def. 5)"})
-    expl = _estimate(game, method, rng, max_elements, progress, options)
-    statistic, p_value = mmd_permutation_test(X, Z, kernel, unbiased=unbiased,
-                                              n_permutations=n_permutations, seed=rng,
-                                              max_elements=max_elements)
+    with _call_progress(progress, 2, "explain_mmd") as (bar, show):
+        expl = _estimate(game, method, rng, max_elements, show, options)
+        bar.update(1)
+        statistic, p_value = mmd_permutation_test(X, Z, kernel, unbiased=unbiased,
+                                                  n_permutations=n_permutations, seed=rng,
+                                                  max_elements=max_elements)
+        bar.update(1)
     meta = {**expl.meta, "statistic": statistic,
             "statistic_name": "MMD^2_u" if unbiased else "MMD^2_b", "p_value": p_value,
             "n_permutations": n_permutations, "kernel": repr(kernel), "unbiased": bool(unbiased),
@@ -262,6 +280,21 @@ def _statistic_explanation(expl, meta):
 
 
 _PRODUCT_METHODS = ("product", "quadrature", "stable", "newton")
+
+
+@contextlib.contextmanager
+def _call_progress(progress, stages, desc) -> Iterator[tuple[Any, bool | None]]:
+    """One bar for the whole call (its stages report into it); ``progress=False`` silences them all.
+
+    Yields the bar and the ``progress`` to hand the stages (None: from the config).
+    """
+    show = None if progress is None else progress_enabled(progress)
+    with progress_bar(stages, desc, "stage", progress) as bar:
+        if show is None:
+            yield bar, None
+        else:
+            with config_context(progress=show):
+                yield bar, show
 
 
 def _estimate(game, method, rng, max_elements, progress, options):
@@ -386,8 +419,7 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
         kbar[r0:r1] = _gram_rows(kernel_x, X[r0:r1], X, budget).mean(axis=1)
     kgrand = float(kbar.mean())
     sums = np.zeros(B + 1)
-    for r0, r1 in tqdm(blocks, desc="HSIC permutation test", unit="block", disable=not show,
-                       leave=False):
+    for r0, r1 in progress_iter(blocks, "HSIC permutation test", "block", progress=show):
         Kc = _gram_rows(kernel_x, X[r0:r1], X, budget)   # rows r0:r1 of H K H
         Kc -= kbar[r0:r1, None]
         Kc -= kbar[None, :]
@@ -404,7 +436,7 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
 
 
 def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method="product",
-                 n_permutations=200, seed=None, max_elements=None, progress=False, **options) -> Explanation:
+                 n_permutations=200, seed=None, max_elements=None, progress=None, **options) -> Explanation:
     """Shapley values of HSIC(X, Y) over the features of X (PKeX Prop. 8; App. G for Y).
 
     Parameters
@@ -447,7 +479,7 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
         features followed by Y's, the other side's entries 0; each row sums
         to HSIC. Plot one side with ``kx.plots.bar(e[0])`` (X) or
         ``e[1]`` (Y): the two rows are two splits of the same statistic, not
-        two instances, so a global (mean |phi|) plot of both is not meaningful.
+        two instances, so a global (mean ``|phi|``) plot of both is not meaningful.
         ``e.statistic`` and ``e.p_value`` are HSIC and its permutation
         p-value (shown in the repr, e.g. ``HSIC = 0.012, p = 0.005``);
         ``meta`` holds them as ``statistic`` and ``p_value`` too, with
@@ -483,22 +515,25 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
     _check_hsic_test(len(X), X.shape[1], Ym.shape[1], n_permutations)   # refuse before any work
     rows, row_names = [], []
     meta = {}
-    for side in sides:
-        if side == "x":
-            game = HSICGame(X, Ym, kernel_x, kernel_y, player_names=x_names,
-                            meta={"value_function": "HSIC functional baseline (PKeX Def. 7)"},
-                            max_elements=max_elements)
-        else:
-            game = HSICGame(Ym, X, kernel_y, kernel_x, player_names=y_names,
-                            meta={"value_function": "HSIC functional baseline, Y side (PKeX App. G)"},
-                            max_elements=max_elements)
-        e = _estimate(game, method, rng, max_elements, progress, options)
-        meta.update(e.meta)
-        rows.append((side, e))
-        row_names.append(side)
-    statistic, p_value = hsic_permutation_test(X, Ym, kernel_x, kernel_y,
-                                               n_permutations=n_permutations, seed=rng,
-                                               max_elements=max_elements)
+    with _call_progress(progress, len(sides) + 1, "explain_hsic") as (bar, show):
+        for side in sides:
+            if side == "x":
+                game = HSICGame(X, Ym, kernel_x, kernel_y, player_names=x_names,
+                                meta={"value_function": "HSIC functional baseline (PKeX Def. 7)"},
+                                max_elements=max_elements)
+            else:
+                game = HSICGame(Ym, X, kernel_y, kernel_x, player_names=y_names,
+                                meta={"value_function": "HSIC functional baseline, Y side (PKeX App. G)"},
+                                max_elements=max_elements)
+            e = _estimate(game, method, rng, max_elements, show, options)
+            meta.update(e.meta)
+            rows.append((side, e))
+            row_names.append(side)
+            bar.update(1)
+        statistic, p_value = hsic_permutation_test(X, Ym, kernel_x, kernel_y,
+                                                   n_permutations=n_permutations, seed=rng,
+                                                   max_elements=max_elements)
+        bar.update(1)
     meta.update({"statistic": statistic, "statistic_name": "HSIC", "p_value": p_value,
                  "n_permutations": n_permutations, "kernel_x": repr(kernel_x),
                  "kernel_y": repr(kernel_y), "labels": bool(labels), "rows": row_names, "n": n,

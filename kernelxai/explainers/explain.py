@@ -282,17 +282,25 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
 
     Examples
     --------
-    >>> from sklearn.kernel_ridge import KernelRidge                        # doctest: +SKIP
-    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y)      # doctest: +SKIP
-    >>> e = kx.explain(krr, X[:50], value="interventional")                 # doctest: +SKIP
-    >>> e = kx.explain(krr, X[:50], value="observational", eta=1e-3)        # doctest: +SKIP
-    >>> e = kx.explain(lambda Z: Z[:, 0] * Z[:, 1], X[:5], background=X)    # doctest: +SKIP
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> y = X[:, 0] - 2 * X[:, 1] ** 2
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y)
+    >>> e = kx.explain(krr, X[:5], background=X)
+    >>> e
+    Explanation(shape=(5, 3), method='exact', value_function='interventional')
+    >>> bool(np.allclose(e.values.sum(axis=1) + e.base_values, krr.predict(X[:5])))
+    True
+    >>> e = kx.explain(krr, X[:5], value="observational", eta=1e-3)
+    >>> e = kx.explain(lambda Z: Z[:, 0] * Z[:, 1], X[:5], background=X[:20])
 
     Why a point was flagged, compared with the normal points:
 
-    >>> from sklearn.svm import OneClassSVM                                  # doctest: +SKIP
-    >>> oc = OneClassSVM(gamma=0.5, nu=0.05).fit(X)                          # doctest: +SKIP
-    >>> e = kx.explain(oc, X[oc.predict(X) == -1], background=X[oc.predict(X) == 1])  # doctest: +SKIP
+    >>> from sklearn.svm import OneClassSVM
+    >>> oc = OneClassSVM(gamma=0.5, nu=0.05).fit(X)
+    >>> flagged = oc.predict(X) == -1
+    >>> e = kx.explain(oc, X[flagged], background=X[~flagged])
     """
     door = intake(model, output)
     X, background = dense_inputs(X, background)
@@ -394,6 +402,8 @@ def _build_game(target: Target, X, value, background, *, groups, group_names, op
     accepted = _value_function_options(cls)
     vf_options = {k: options.pop(k) for k in list(options)
                   if k in accepted and k not in ("background", "data", "groups", "group_names")}
+    if "progress" in vf_options:  # the value function's stages and the estimator's bar: both on or both off
+        options["progress"] = vf_options["progress"]
     if "background" in accepted:
         vf_options["background"] = background
     elif "data" in accepted:  # value functions fitted to a data sample (e.g. gaussian_conditional)

@@ -8,11 +8,11 @@ gives a standard error and a t-interval.
 from __future__ import annotations
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from .._config import working_elements
+from .._config import config_context, progress_enabled, working_elements
 from .._validation import check_level, check_matrix, check_positive_int, check_rng, feature_names_of
 from ..estimators import t_interval
+from ..estimators.common import progress_bar, progress_iter
 from ..estimators.shapley import shapley_values
 from ..explanation import Explanation
 from ..games import FunctionGame, Game
@@ -93,7 +93,7 @@ def single_reference_game(predict, x, reference, feature_names=None) -> Function
 
 
 def single_reference(predict, x, references, level=0.95, *, method="auto", n_permutations=1,
-                     seed=None, feature_names=None, max_elements=None, progress=False) -> Explanation:
+                     seed=None, feature_names=None, max_elements=None, progress=None) -> Explanation:
     """Attributions with standard errors from single-reference games (Merrick & Taly 2020).
 
     For each reference r_k the single-reference game
@@ -133,8 +133,9 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
     feature_names : list of str, optional
     max_elements : int
         Memory budget (float64 elements) of one block of composite inputs.
-    progress : bool
-        Show a progress bar.
+    progress : bool or None
+        One progress bar for the call: None (default) when it is estimated to run
+        longer than ``kx.get_config()["progress_after"]``, True always, False never.
 
     Returns
     -------
@@ -169,7 +170,7 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
         sampling = ("exact Shapley values of every single-reference game, through the "
                     "interventional value function of the kernel model (one-point background)")
     elif method == "exact":
-        per_ref = _single_reference_exact(f, xs, refs, f_ref, max_elements)
+        per_ref = _single_reference_exact(f, xs, refs, f_ref, max_elements, progress)
         sampling = "exact Shapley values of every single-reference game"
     else:
         n_permutations = check_positive_int(n_permutations, "n_permutations")
@@ -210,14 +211,19 @@ def _single_reference_kernel(value_function, xs, refs, progress):
     """
     n, d = xs.shape
     out = np.empty((n, len(refs), d))
-    for k in tqdm(range(len(refs)), desc="single-reference games", disable=not progress, leave=False):
-        vf = value_function(np.vstack([refs[k], refs[k]]))
-        game = vf.game(xs)
-        out[:, k] = shapley_values(game, method="auto").values.reshape(n, d)
+    show = progress_enabled(progress)
+    # one bar for the call: each game's stages (and its estimator) report into its postfix
+    with progress_bar(len(refs), "single-reference games", "game", progress) as bar, \
+            config_context(progress=show):
+        for k in range(len(refs)):
+            vf = value_function(np.vstack([refs[k], refs[k]]))
+            game = vf.game(xs)
+            out[:, k] = shapley_values(game, method="auto", progress=show).values.reshape(n, d)
+            bar.update(1)
     return out
 
 
-def _single_reference_exact(f, xs, refs, f_ref, max_elements):
+def _single_reference_exact(f, xs, refs, f_ref, max_elements, progress):
     """Per-reference exact Shapley values, shape (n, K, d)."""
     n, d = xs.shape
     K = refs.shape[0]
@@ -233,7 +239,7 @@ def _single_reference_exact(f, xs, refs, f_ref, max_elements):
 
     game = FunctionGame(worths, d, n_instances=n * K)
     # the exact estimator evaluates about max_elements / (n K) coalitions per block
-    phi = shapley_values(game, "exact", max_elements=max(d + 1, max_elements // d)).values
+    phi = shapley_values(game, "exact", max_elements=max(d + 1, max_elements // d), progress=progress).values
     return phi.reshape(n, K, d)
 
 
@@ -247,8 +253,7 @@ def _single_reference_permutation(f, xs, refs, n_perm, rng, max_elements, progre
     out = np.empty((pairs, d))
     step = max(1, max_elements // ((d + 1) * d))
     steps = np.arange(d + 1)
-    for start in tqdm(range(0, pairs, step), desc="single-reference games", disable=not progress,
-                      leave=False):
+    for start in progress_iter(range(0, pairs, step), "single-reference games", "block", progress):
         stop = min(pairs, start + step)
         b = stop - start
         pos = np.argsort(np.argsort(rng.random((b, d)), axis=1), axis=1)  # position of each player

@@ -21,9 +21,8 @@ import numbers
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
-from .._config import progress_enabled, working_elements
+from .._config import working_elements
 from .._validation import (
     check_feature_names,
     check_matrix,
@@ -32,6 +31,7 @@ from .._validation import (
     feature_names_in,
     feature_names_of,
 )
+from ..estimators.common import progress_iter
 from ..games import Game
 from ..models.convert.converters import refuse_precomputed
 from .base import ValueFunction, default_background, register
@@ -204,17 +204,16 @@ class MarginalGame(Game):
             out[empty] = self._empty_value()
         inner = np.flatnonzero(~(full | empty))
         per_coalition = nx * m * d
-        show = progress_enabled(self.progress or None)
         if per_coalition <= self.max_elements:
             # several coalitions per model call: one call has a fixed overhead (pipelines, ...)
             step = max(1, self.max_elements // per_coalition)
-            for lo in tqdm(range(0, len(inner), step), desc="coalitions", disable=not show, leave=False):
+            for lo in progress_iter(range(0, len(inner), step), "coalitions", "block", progress=self.progress or None):
                 idx = inner[lo:lo + step]
                 pts = np.where(z[idx][:, None, None, :], X[None, :, None, :], B[None, None, :, :])
                 out[idx] = self.predict(pts.reshape(-1, d)).reshape(len(idx), nx, m).mean(axis=2)
             return out
         step = max(1, self.max_elements // (m * d))
-        for c in tqdm(inner, desc="coalitions", disable=not show, leave=False):
+        for c in progress_iter(inner, "coalitions", "coalition", progress=self.progress or None):
             S = z[c]
             for start in range(0, nx, step):
                 rows = slice(start, min(nx, start + step))
@@ -347,8 +346,7 @@ class GaussianConditionalGame(Game):
         L = len(Z)
         out = np.empty((len(z), nx))
         step = max(1, self.max_elements // (L * d))
-        for c in tqdm(range(len(z)), desc="coalitions", disable=not progress_enabled(self.progress or None),
-                      leave=False):
+        for c in progress_iter(range(len(z)), "coalitions", "coalition", progress=self.progress or None):
             S = z[c]
             if S.all():
                 if self._full is None:

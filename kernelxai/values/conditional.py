@@ -50,10 +50,10 @@ import numbers
 
 import numpy as np
 from scipy.special import ndtr, ndtri
-from tqdm.auto import tqdm
 
-from .._config import progress_enabled, working_elements
+from .._config import working_elements
 from .._validation import check_choice, check_positive_int, check_rng
+from ..estimators.common import progress_iter
 from ..games import Game
 from .agnostic import ModelCalls, check_max_elements, check_points
 from .base import register
@@ -220,8 +220,7 @@ class _ModelCallGame(Game):
         return out
 
     def _bar(self, blocks):
-        return tqdm(blocks, desc="coalitions", disable=not progress_enabled(self.progress or None),
-                    leave=False)
+        return progress_iter(blocks, "coalitions", "block", progress=self.progress or None)
 
 
 # --------------------------------------------------------------------------- #
@@ -357,7 +356,7 @@ class GaussianCopula(ModelCalls):
 class EmpiricalGame(_ModelCallGame):
     """v(S)(x) = sum_k w_k f(x_S, b^k_{S^c}) / sum_k w_k over the most weighted background rows.
 
-    w = exp(-D_S^2 / (2 sigma^2)), D_S^2 = (x_S - b_S)' Sigma_SS^{-1} (x_S - b_S) / |S|.
+    ``w = exp(-D_S^2 / (2 sigma^2))``, ``D_S^2 = (x_S - b_S)' Sigma_SS^{-1} (x_S - b_S) / |S|``.
     Deterministic: no random draws.
     """
 
@@ -428,8 +427,8 @@ class Empirical(ModelCalls):
 
     For a coalition S each row b of ``data`` gets the weight
     w = exp(-D_S(x, b)^2 / (2 sigma^2)) with the scaled Mahalanobis distance
-    D_S(x, b)^2 = (x_S - b_S)' Sigma_SS^{-1} (x_S - b_S) / |S| (Sigma: the
-    sample covariance of ``data``; division by |S| puts coalitions of
+    ``D_S(x, b)^2 = (x_S - b_S)' Sigma_SS^{-1} (x_S - b_S) / |S|`` (Sigma: the
+    sample covariance of ``data``; division by ``|S|`` puts coalitions of
     different sizes on one scale). The rows are sorted by weight and only the
     K most weighted are kept, K the smallest number whose weights make up the
     share ``weight_share`` (Aas's eta) of the total, at most ``n_samples``.
