@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
+import re
 from pathlib import Path
 
 from sphinx.util import logging
@@ -53,6 +53,8 @@ DESCRIPTIONS = {
                   "and n, two workers, a summarised background and its bound.",
     "18-conditional-estimators": "The lecture's conditional estimators for dependent features against "
                                  "exact conditional Shapley values.",
+    "19-anomalies": "Why was this flagged? OneClassSVM and kernel density on breast cancer, explained "
+                    "exactly against a chosen reference set.",
     "20-pkex-exact-vs-sampling": "PKeX Exp. 1: how many coalitions KernelSHAP needs to approach the "
                                  "exact values as d grows.",
     "21-pkex-feature-recovery": "PKeX Exp. 2: recovery of 17 active features out of 50.",
@@ -63,6 +65,15 @@ DESCRIPTIONS = {
     "30-uncertainty-pipeline": "Thesis ch. 3: which kind of uncertainty responds to correlation, "
                                "interaction, non-linearity and sample size.",
 }
+
+
+#: a link from a notebook to an exercise notebook (notebooks/exercises/, not part of the gallery)
+EXERCISE_LINK = re.compile(r"\]\(exercises/([\w.-]+)\.ipynb\)")
+
+
+def link_exercises(text: str, binder: str) -> str:
+    """Point the links to ``exercises/*.ipynb`` of an executed notebook at Binder (they have no page here)."""
+    return EXERCISE_LINK.sub(lambda m: "](" + binder.format(name="exercises/" + m[1]) + ")", text)
 
 
 def headline_png(nb: dict) -> bytes | None:
@@ -109,10 +120,10 @@ def write_gallery(app) -> None:
             LOGGER.warning("notebook %s has no executed copy in %s (run make docs, make smoke or make run)",
                            name, executed)
             continue
-        text = run.read_text(encoding="utf-8")
+        text = link_exercises(run.read_text(encoding="utf-8"), binder)
         target = out / nb_path.name
         if not target.exists() or target.read_text(encoding="utf-8") != text:
-            shutil.copyfile(run, target)
+            target.write_text(text, encoding="utf-8")
         nb = json.loads(text)
         modes.add(_mode(nb))
         png = headline_png(nb)

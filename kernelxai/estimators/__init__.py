@@ -6,16 +6,16 @@ wraps in an :class:`~kernelxai.explanation.Explanation`. Each estimator module
 holds one family and registers it with
 :func:`~kernelxai.estimators.registry.register`:
 
-==================  ==========================  ===============================================
-module              methods                     what it needs and gives
-==================  ==========================  ===============================================
-``exact``           ``exact`` (``brute``)       any game up to 26 players; exact
-``kernelshap``      ``kernel``                  any game; KernelSHAP (WLS), intervals
-``permutation``     ``permutation``             any game; t-intervals
-``quadrature``      ``product`` (``quadrature``),  a ProductGame; exact in polynomial time
+==================  ===============================  ===============================================
+module              methods                          what it needs and gives
+==================  ===============================  ===============================================
+``exact``           ``exact`` (``brute``)            any game up to 26 players; exact
+``kernelshap``      ``kernel``                       any game; KernelSHAP (WLS), intervals
+``permutation``     ``permutation``                  any game; t-intervals
+``quadrature``      ``product`` (``quadrature``),    a ProductGame; exact in polynomial time
                     ``stable``, ``newton``
-``bayes``           ``bayes_shap`` (``bayes``)  any game; Bayesian credible intervals
-==================  ==========================  ===============================================
+``bayes``           ``bayes_shap`` (``bayes``)       any game; Bayesian credible intervals
+==================  ===============================  ===============================================
 
 The product routes behind ``quadrature``: ``product`` (the face: ``product_shapley``),
 ``gauss_legendre`` (the rule and its node counts), ``quadrature_kernel`` /

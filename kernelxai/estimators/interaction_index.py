@@ -6,7 +6,7 @@ that the enumeration (:mod:`.interaction_exact`) and the sampling estimator
 (:mod:`.interaction_sampled`) use, and the efficiency check every route's result passes.
 
 For players i != j and S a coalition without them, write
-Delta_ij v(S) = v(S+i+j) - v(S+i) - v(S+j) + v(S), s = |S|, d = number of players.
+``Delta_ij v(S) = v(S+i+j) - v(S+i) - v(S+j) + v(S)``, ``s = |S|``, d = number of players.
 
 ``"SII"`` (Grabisch & Roubens)
     I_ij = sum_S s! (d-2-s)! / (d-1)! Delta_ij v(S); order-1 terms are the Shapley values.
@@ -26,14 +26,14 @@ Faith-SHAP in closed form
 -------------------------
 Solving the constrained weighted least-squares problem and comparing with candidate
 closed forms on random games (tests/test_interactions.py does this with an independent
-least-squares solver) gives, for order 2,
+least-squares solver) gives, for order 2, ::
 
     FSII_ij = 6 sum_S (s+1)! (d-s-1)! / (d+1)! Delta_ij v(S),     FSII_i = phi_i - 1/2 sum_j FSII_ij,
 
 i.e. the pairs are a cardinal interaction index with Beta(s+2, d-s) weights and the
 order-1 terms are the Shapley values minus half of the pairs (the same shape as k-SII).
 All four indices are therefore linear in the worths with weights that depend only on
-|S|, which is what the three routes (exact, product, sampled) use.
+``|S|``, which is what the three routes (exact, product, sampled) use.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def check_index(index) -> str:
 
 
 def pair_weight(index, d, s) -> Fraction:
-    """Weight of Delta_ij v(S), |S| = s, in the pair term of ``index`` (exact Fraction)."""
+    """Weight of Delta_ij v(S), ``|S| = s``, in the pair term of ``index`` (exact Fraction)."""
     if index in ("SII", "k-SII"):
         return Fraction(1, (d - 1) * math.comb(d - 2, s))
     if index == "STII":
@@ -77,7 +77,7 @@ def shapley_weight(d, s) -> Fraction:
 
 
 class CoefficientTables:
-    """Coefficients of v(T) by |T| = k: pair[k, m] (m = [i in T] + [j in T], sign included),
+    """Coefficients of v(T) by ``|T| = k``: pair[k, m] (m = [i in T] + [j in T], sign included),
     one[k, z] (z = [i in T]) for the order-1 terms before any pair correction."""
 
     def __init__(self, index, d, factors=None):
@@ -114,7 +114,7 @@ class CoefficientTables:
         return c1, c2
 
     def size_sums(self) -> tuple[np.ndarray, np.ndarray]:
-        """sum over all T with |T| = k of c(T): (pair (d+1,), order-1 (d+1,)), equal for all i, j."""
+        """sum over all T with ``|T| = k`` of c(T): (pair (d+1,), order-1 (d+1,)), equal for all i, j."""
         d = self.d
         pair = np.zeros(d + 1)
         one = np.zeros(d + 1)
@@ -133,7 +133,7 @@ def interaction_coefficients(coalitions, index="k-SII") -> tuple[np.ndarray, np.
     """The coefficients c(T) with which an index is a linear functional of the worths.
 
     ``order1[i] = sum_T c1[T, i] v(T)`` and ``pairs[i, j] = sum_T c2[T, i, j] v(T)`` over
-    all 2**d coalitions T; the coefficients depend only on |T| and on whether i and j
+    all 2**d coalitions T; the coefficients depend only on ``|T|`` and on whether i and j
     are in T.
 
     Parameters

@@ -34,8 +34,8 @@ Three routes compute the same numbers and are registered as estimators of
     the values lose all accuracy around d ~ 50-70.
 
 The paper's routes are written for the functional baseline game (c = 1). For a
-general product game they are homogenised: h_q = sum_{|S| = q} prod_S a
-prod_{rest} c, computed by the recursion h_q <- c_i h_q + a_i h_{q-1} (equal to
+general product game they are homogenised: ``h_q = sum_{|S| = q} prod_S a
+prod_{rest} c``, computed by the recursion h_q <- c_i h_q + a_i h_{q-1} (equal to
 Alg. 2 when c = 1), and Newton's identities run on the ratios a / c (so they
 need c != 0).
 

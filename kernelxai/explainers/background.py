@@ -28,8 +28,8 @@ The value functions take unweighted backgrounds: pass ``summary.points``.
 ``summary.weighted_mmd`` that of the points with their ``weights`` (the k-means
 cluster sizes), which a weighted background would achieve.
 
-Examples
---------
+Example: a summary is closer than a subsample
+---------------------------------------------
 >>> import numpy as np, kernelxai as kx
 >>> X = np.random.default_rng(0).normal(size=(500, 3))
 >>> s = kx.background.summarize(X, 20, method="herding", seed=0)

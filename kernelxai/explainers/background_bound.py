@@ -82,19 +82,19 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
     Let k = prod_l k_l with k_l(x, x) = 1 (RBF, Laplace, Cauchy,
     Categorical and products of these), H = tensor_l H_l its RKHS,
     f = sum_j alpha_j k(., x_j) + b, and P, Q the two backgrounds (uniform
-    on their rows). For a coalition S with complement S^c,
+    on their rows). For a coalition S with complement S^c, ::
 
         nu_P(x, S) = E_{z~P} f(x_S, z_{S^c}) = < f - b, k_S(., x_S) (x) mu^P_{S^c} >_H + b,
 
     with mu^P_{S^c} = E_{z~P} k_{S^c}(., z_{S^c}) the embedding of P's
-    marginal on S^c. Hence, by Cauchy-Schwarz and ||k_S(., x_S)|| = 1,
+    marginal on S^c. Hence, by Cauchy-Schwarz and ``||k_S(., x_S)|| = 1``, ::
 
         |nu_P(x, S) - nu_Q(x, S)| <= ||f - b||_H M(S^c),
 
     where M(T) = ||mu^P_T - mu^Q_T|| is the MMD of the marginals on the
     features T (M(empty) = 0; M(D) is the ordinary MMD). The Shapley value
-    phi_i = sum_{S ⊆ D \\ i} mu(|S|) (nu(S + i) - nu(S)) with Shapley weights
-    mu(s) = s!(d-s-1)!/d!, which sum to 1 over S ⊆ D \\ i, so
+    ``phi_i = sum_{S ⊆ D \\ i} mu(|S|) (nu(S + i) - nu(S))`` with Shapley weights
+    mu(s) = s!(d-s-1)!/d!, which sum to 1 over S ⊆ D \\ i, so ::
 
         |phi_i^P(x) - phi_i^Q(x)| <= ||f - b|| sum_S mu(|S|) (M(D \\ (S + i)) + M(D \\ S))
                                   <= ||f - b|| (r1_i + r2_i),
@@ -104,7 +104,7 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
     M(T)^2 = E_PP k_T - 2 E_PQ k_T + E_QQ k_T is an average of the product
     kernel restricted to T, and the Shapley-weighted sums over coalitions
     collapse by the Beta integral mu(s) = int_0^1 t^s (1 - t)^(d-1-s) dt
-    (:mod:`kernelxai.product`): for a pair (z, z') with kappa_l = k_l(z_l, z'_l),
+    (:mod:`kernelxai.product`): for a pair (z, z') with kappa_l = k_l(z_l, z'_l), ::
 
         sum_S mu(|S|) k_{D \\ (S + i)}(z, z') = int_0^1 prod_{l != i} (t + (1 - t) kappa_l) dt =: A_i,
         sum_S mu(|S|) k_{D \\ S}(z, z')       = kappa_i A_i,

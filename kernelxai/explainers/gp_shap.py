@@ -177,6 +177,18 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     RuntimeError
         If the computed covariance violates efficiency (the variance of the
         sum of the Shapley values must equal Var(f(x) - v_x(empty))).
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> y = np.sin(X[:, 0]) + 0.1 * X[:, 1]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=1e-2, optimizer=None).fit(X, y)
+    >>> e = kx.explain_gp(gp, X[:3], background=X)
+    >>> e.values.shape, e.covariance.shape   # posterior means and (d, d) covariances per point
+    ((3, 2), (3, 2, 2))
     """
     binaries = one_vs_rest(gp)
     if binaries is not None:

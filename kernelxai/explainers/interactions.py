@@ -132,7 +132,7 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
     >>> import kernelxai as kx
     >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
     >>> e = kx.shapley_interactions(g, index="STII")
-    >>> e.values.round(12), e.interactions[1, 2].round(12)
+    >>> e.values.round(12), float(e.interactions[1, 2].round(12))
     (array([1., 0., 0.]), 2.0)
     """
     index, order, method = check_index(index), _check_order(order), check_method(method)
@@ -232,6 +232,16 @@ def explain_interactions(model, X, value="interventional", background=None, inde
     Explanation
         ``values`` (n, d) order-1 terms, ``interactions`` (n, d, d), feature names from
         ``X``; ``meta["route"]`` as in :func:`kernelxai.explain`.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.svm import SVR
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> svr = SVR(gamma=0.5).fit(X, X[:, 0] * X[:, 1])
+    >>> e = kx.explain_interactions(svr, X[:4], background=X[:20])
+    >>> e.values.shape, e.interactions.shape
+    ((4, 3), (4, 3, 3))
     """
     index, order, method = check_index(index), _check_order(order), check_method(method)
     X, background = dense_inputs(X, background)

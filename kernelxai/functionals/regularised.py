@@ -11,7 +11,7 @@ i.e. the usual kernel model plus lam_shapley times the mean squared Shapley
 value of each regularised feature over the training points. ISV-REG uses the
 interventional representer, OSV-REG the observational (CME) one. R_A carries
 the exact Shapley weights over all coalitions (or coalitions sampled from
-p(S) ∝ 1 / C(d-1, |S|) when 2^d is too large) -- not the uniform average over
+``p(S) ∝ 1 / C(d-1, |S|)`` when 2^d is too large) -- not the uniform average over
 coalitions (a Banzhaf value) of the reference implementation.
 
 Scales. Prop. 7 minimises sum_i loss + lam_f ||f||^2 + (lam_S / n) sum_i phi_A(x_i)^2;
@@ -30,7 +30,7 @@ D = diag(sqrt(s (s + n lam))), where the system matrix is
 I + lam_shapley D^{-1} U'R'R U D^{-1} (symmetric positive definite, eigenvalues
 >= 1) and lam_shapley = 0 reproduces :class:`~kernelxai.models.KernelRidge`
 exactly. In directions where s < 1e-12 max(s) the Shapley penalty is dropped:
-there |R u| <= ||phi||_H sqrt(s) is pure rounding noise, which the optimiser
+there ``|R u| <= ||phi||_H sqrt(s)`` is pure rounding noise, which the optimiser
 would otherwise exploit with huge coefficients. The logistic loss is
 minimised by L-BFGS in whitened coordinates beta = diag(sqrt(s)) U' alpha
 (eigen-directions above the same threshold), warm-started from the
@@ -174,7 +174,7 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
     n_coalitions : int, optional
         None: exact Shapley weights over all coalitions (polynomial-time route
         for interventional values above 12 features). An int: that many
-        coalitions per feature sampled from p(S) ∝ 1 / C(d-1, |S|), seeded by
+        coalitions per feature sampled from ``p(S) ∝ 1 / C(d-1, |S|)``, seeded by
         ``random_state``.
     lams, cv_max_samples, random_state
         As in :class:`~kernelxai.models.KernelRidge`.
@@ -186,7 +186,7 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
     features_ : list of int
         Indices of the regularised features.
     representers_ : ShapleyRepresenters or None
-        R_A at the training points (phi_A(X_train) = R_A @ alpha_).
+        R_A at the training points (``phi_A(X_train) = R_A @ alpha_``).
     shapley_penalty_ : float
         sum_A mean_i phi_A(x_i)^2 of the fitted model.
 

@@ -3,7 +3,7 @@
 RKHS-SHAP §3.1. For a kernel model f = sum_j alpha_j k(., x_j) + b
 every value function of this package is linear in alpha,
 v(S)(x) = (M_S alpha)(x) + b, so the Shapley value of feature i is a linear
-functional of f (RKHS-SHAP Prop. 5):
+functional of f (RKHS-SHAP Prop. 5)::
 
     phi_{x,i}(f) = sum_{S ⊆ D \\ i} mu(|S|) (nu_{x,S+i} - nu_{x,S})(f) = (R_i alpha)(x),
     R_i = sum_S C[S, i] M_S,   C[S, i] = mu(|S| - 1) if i in S else -mu(|S|),
@@ -14,7 +14,7 @@ coefficient matrices (``Game.coefficient_matrices``):
 
 * ``"exact"`` -- all 2^d coalitions with the exact weights C;
 * ``"sampled"`` -- per feature, J coalitions S ⊆ D \\ i drawn from
-  p(S) = mu(|S|) = 1 / (d C(d-1, |S|)) (a uniform size, then a uniform subset
+  ``p(S) = mu(|S|) = 1 / (d C(d-1, |S|))`` (a uniform size, then a uniform subset
   of that size), R_i ≈ (1/J) sum_j (M_{S_j + i} - M_{S_j}): unbiased, reported
   as an estimate (``exact=False``);
 * ``"product"`` -- product kernels with the interventional or the functional
@@ -23,7 +23,7 @@ coefficient matrices (``Game.coefficient_matrices``):
   quadrature of :mod:`kernelxai.product` with no coalitions at all.
 
 Since phi_{x,i} is a bounded linear functional it has a Riesz representer
-g_{x,i} in the RKHS, and |phi_{x,i}(f) - phi_{x',i}(f)| <= ||f||_H ||g_{x,i} - g_{x',i}||_H.
+g_{x,i} in the RKHS, and ``|phi_{x,i}(f) - phi_{x',i}(f)| <= ||f||_H ||g_{x,i} - g_{x',i}||_H``.
 For the KME/CME value functions the value functional is an embedding,
 nu_{x,S} = sum_b gamma_S(x)_b k(., (x_S, b_{S^c})) over background rows b
 (gamma = 1/m for the interventional one, the CME weights for the observational
@@ -88,7 +88,7 @@ EXACT_MAX_FEATURES = 12
 def shapley_coefficients(d, features=None) -> np.ndarray:
     """Weights C (2^d, q) with phi_i = sum_S C[S, i] v(S) over all coalitions (row k = bitmask k).
 
-    C[S, i] = mu(|S| - 1) if i is in S, else -mu(|S|) (the Shapley formula of
+    ``C[S, i] = mu(|S| - 1)`` if i is in S, else ``-mu(|S|)`` (the Shapley formula of
     the KernelSHAP regression written as one linear map of the worths). Each column sums to
     zero, so constants (the intercept) cancel.
 
@@ -114,7 +114,7 @@ def sample_shapley_coalitions(d, features, n_coalitions, seed=None) -> tuple[np.
     """Coalitions and weights of the sampled Shapley functional (RKHS-SHAP Prop. 7).
 
     For each feature i, ``n_coalitions`` coalitions S ⊆ D \\ i are drawn from
-    p(S) = 1 / (d C(d-1, |S|)) -- the Shapley weight mu(|S|) itself: the size
+    ``p(S) = 1 / (d C(d-1, |S|))`` -- the Shapley weight ``mu(|S|)`` itself: the size
     uniformly on 0..d-1, then a uniform subset of that size -- and
     phi_i ≈ (1/J) sum_j (v(S_j + i) - v(S_j)), an unbiased estimate.
 
@@ -415,7 +415,7 @@ def functional_distances(model, X, X_prime, value="interventional", *, features=
     g_{x,i} = sum_S C[S, i] nu_{x,S} with nu_{x,S} = sum_b gamma_S(x)_b k(., (x_S, b_{S^c})),
     so ||g_{x,i} - g_{x',i}||^2 is a finite double sum of kernel values over
     coalitions and background rows. For any f = sum_j alpha_j k(., x_j) + b,
-    |phi_{x,i}(f) - phi_{x',i}(f)| <= sqrt(alpha' K alpha) * distance (eq. (3)).
+    ``|phi_{x,i}(f) - phi_{x',i}(f)| <= sqrt(alpha' K alpha) * distance`` (eq. (3)).
 
     Parameters
     ----------

@@ -159,6 +159,15 @@ class FunctionGame(Game):
     n_players : int
     player_names : list of str, optional
     n_instances : int, optional
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> g
+    FunctionGame(n_players=3)
+    >>> kx.shapley_values(g).values.round(12)   # the pair's worth 2 is split equally
+    array([1., 1., 1.])
     """
 
     def __init__(self, fn, n_players, player_names=None, n_instances=None, data=None, meta=None):

@@ -23,7 +23,7 @@ class CoalitionGrams:
 
     Value functions that condition on a coalition (the CME of RKHS-SHAP Prop. 3
     and App. C) need K_S for hundreds or thousands of coalitions S. Building
-    each from scratch costs |S| kernel evaluations per entry; here one tensor
+    each from scratch costs ``|S|`` kernel evaluations per entry; here one tensor
     of per-feature terms is computed once and every K_S is one matrix product
     with the coalition masks followed by an elementwise map:
 

@@ -36,7 +36,7 @@ def median_heuristic(X, *, pooled=False, max_samples=1000, seed=0) -> np.ndarray
     X : array (n, d)
     pooled : bool
         False (default): one lengthscale per feature, the median of
-        |x_ij - x_kj| over pairs i < k. True: one lengthscale, the median of
+        ``|x_ij - x_kj|`` over pairs i < k. True: one lengthscale, the median of
         the full-dimensional distances ||x_i - x_k||.
     max_samples : int
         Pairs are formed from at most this many rows (a random subsample).
@@ -46,6 +46,16 @@ def median_heuristic(X, *, pooled=False, max_samples=1000, seed=0) -> np.ndarray
     ndarray (d,) or float
 
     Constant features have no spread; they get lengthscale 1 with a warning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.kernels import RBF, median_heuristic
+    >>> X = np.random.default_rng(0).normal(size=(200, 2)) * [1.0, 10.0]
+    >>> ls = median_heuristic(X)   # one lengthscale per feature, in the features' units
+    >>> bool(5 < ls[1] / ls[0] < 20)
+    True
+    >>> k = RBF(lengthscale=ls)
     """
     X = check_matrix(X, "X", min_rows=2)
     rng = check_rng(seed)

@@ -8,7 +8,7 @@ product of G over the features in S (all ones for the empty coalition).
 Families (each a :class:`ProductKernel`):
 
 * :class:`RBF` -- exp(-(x_j - x'_j)^2 / (2 l_j^2)),
-* :class:`Laplace` -- exp(-|x_j - x'_j| / l_j),
+* :class:`Laplace` -- ``exp(-|x_j - x'_j| / l_j)``,
 * :class:`Cauchy` -- 1 / (1 + (x_j - x'_j)^2 / l_j^2),
 * :class:`Categorical` -- 1 if x_j == x'_j else 0 (discrete features),
 * :class:`Product` -- different families on different features.
@@ -211,6 +211,19 @@ class RBF(_Stationary):
 
     With a scalar lengthscale this is the isotropic RBF kernel
     exp(-||x - x'||^2 / (2 l^2)); with one lengthscale per feature, the ARD kernel.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.kernels import RBF
+    >>> k = RBF(lengthscale=[1.0, 2.0])
+    >>> A = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> k.gram(A).round(4)
+    array([[1.    , 0.3679],
+           [0.3679, 1.    ]])
+    >>> k.coalition_gram(A, subset=[0]).round(4)  # the kernel of the coalition {0}
+    array([[1.    , 0.6065],
+           [0.6065, 1.    ]])
     """
 
     @staticmethod
@@ -221,7 +234,7 @@ class RBF(_Stationary):
         """K_S(A, B) = exp(-||a_S - b_S||^2_l / 2) with the squared distances from one matrix product.
 
         ||a - b||^2 = ||a||^2 + ||b||^2 - 2 a.b on lengthscale-scaled
-        coordinates: one BLAS call and one exp per entry instead of |S|
+        coordinates: one BLAS call and one exp per entry instead of ``|S|``
         exponentials, ~10x faster for large matrices. The cancellation costs
         about eps * (||a||^2 + ||b||^2) in the exponent (relative error ~1e-14 in
         K_S for standardised data), so predictions keep using :meth:`gram`.
@@ -243,7 +256,7 @@ class RBF(_Stationary):
 
 
 class Laplace(_Stationary):
-    """Laplace product kernel: prod_j exp(-|x_j - x'_j| / l_j)."""
+    """Laplace product kernel: ``prod_j exp(-|x_j - x'_j| / l_j)``."""
 
     @staticmethod
     def _profile(r) -> np.ndarray:

@@ -61,6 +61,18 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     kernel_, lam_, alpha_, intercept_, X_fit_
     cv_scores_ : ndarray or None
         Mean squared leave-one-out error per grid value.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from kernelxai.models import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> y = np.sin(X[:, 0]) + 0.1 * X[:, 1]
+    >>> m = KernelRidge().fit(X, y)   # RBF, median-heuristic lengthscales, lam by leave-one-out
+    >>> bool(np.allclose(m.predict(X[:3]), m.expansion_.predict(X[:3])))
+    True
+    >>> kx.explain(m, X[:3], background=X).values.shape
+    (3, 2)
     """
 
     def __init__(self, kernel=None, lam=None, *, lams=None, cv_max_samples=1500, random_state=0):

@@ -73,8 +73,8 @@ Estimators whose rows depend on each other cannot be chunked: Bayesian SHAP with
 ``target_width`` draws coalitions until the widest interval *over the explained
 rows* is narrow enough; it runs as one call, and asking for workers is refused.
 
-Files
------
+Files of the package
+--------------------
 :mod:`~kernelxai.parallel.chunking`
     ``n_jobs``, ``rows_per_chunk`` and the partition (:func:`plan_rows`).
 :mod:`~kernelxai.parallel.runner`

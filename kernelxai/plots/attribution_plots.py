@@ -37,18 +37,26 @@ def bar(expl, *, ax=None, max_display=12, title=None, output=None) -> Axes:
         One instance (1-D values): each feature's phi, signed (red positive,
         blue negative), with interval whiskers when the Explanation has
         bounds -- e.g. :func:`kernelxai.explain_mmd`'s split of MMD^2. Many
-        instances (2-D values): the global importance mean |phi| per feature.
+        instances (2-D values): the global importance mean ``|phi|`` per feature.
     ax : matplotlib Axes, optional
     max_display : int, default 12
         Features shown, largest first. When some are hidden, one more row at
         the bottom, "N other features", pools them as shap does: the sum of
-        their mean |phi| (many instances) or of their signed phi (one
+        their mean ``|phi|`` (many instances) or of their signed phi (one
         instance), drawn grey without whiskers.
     title : str, optional
 
     Returns
     -------
     matplotlib Axes
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> X = np.random.default_rng(0).normal(size=(30, 3))
+    >>> e = kx.explain(lambda Z: Z[:, 0] - 2 * Z[:, 1], X[:10], background=X)
+    >>> ax = kx.plots.bar(e[0])   # one instance: signed values
+    >>> ax = kx.plots.bar(e)      # ten instances: mean |phi| per feature
     """
     expl = as_explanation(expl, output)
     max_display = check_max_display(max_display)
@@ -97,7 +105,7 @@ def waterfall(expl, *, ax=None, max_display=10, title=None, output=None) -> Axes
         One instance (1-D values).
     ax : matplotlib Axes, optional
     max_display : int, default 10
-        Features shown, largest |phi| at the top; the others are pooled into
+        Features shown, largest ``|phi|`` at the top; the others are pooled into
         one bar, "N other features", at the bottom (the sum of their phi).
     title : str, optional
 
@@ -217,7 +225,7 @@ def beeswarm(expl, *, ax=None, max_display=12, title=None, cmap="coolwarm", seed
         Many instances (2-D values).
     ax : matplotlib Axes, optional
     max_display : int, default 12
-        Features shown, by mean |phi|, largest at the top. When some are
+        Features shown, by mean ``|phi|``, largest at the top. When some are
         hidden, one more row at the bottom, "N other features", shows per
         instance the sum of their phi (as shap does), in grey: it has no
         single feature value to colour by.
@@ -289,7 +297,7 @@ def dependence(expl, feature, *, ax=None, color_by=None, title=None, output=None
 
     ``color_by`` colours the points by another feature's value (a name or a
     position), or ``"interaction"``: by the feature that interacts most with
-    ``feature`` (largest mean |interaction|; needs ``expl.interactions``).
+    ``feature`` (largest mean ``|interaction|``; needs ``expl.interactions``).
     """
     expl = as_explanation(expl, output)
     if expl.values.ndim != 2 or expl.data is None:

@@ -30,7 +30,7 @@ __all__ = ["interaction_heatmap", "interaction_network", "strongest_interaction"
 
 
 def _interaction_matrix(expl, row):
-    """(d, d) interaction matrix of one instance, or the mean |interaction| over instances."""
+    """(d, d) interaction matrix of one instance, or the mean ``|interaction|`` over instances."""
     if expl.interactions is None:
         raise ValueError(
             "this Explanation has no interaction block (interactions is None); compute one with "
@@ -52,7 +52,7 @@ def interaction_heatmap(expl, row=None, *, ax=None, title=None, annotate=None, m
     ``row=None`` shows the mean absolute interaction over instances (a global
     picture, sequential colours); an integer shows one instance's signed
     interactions (diverging colours, symmetric around 0). At most
-    ``max_display`` features -- those with the largest total |interaction| --
+    ``max_display`` features -- those with the largest total ``|interaction|`` --
     are shown. Numbers are written in the cells when at most 12 features are
     shown (``annotate`` overrides).
     """
@@ -91,10 +91,10 @@ def interaction_heatmap(expl, row=None, *, ax=None, title=None, annotate=None, m
 def interaction_network(expl, row=None, *, top=10, ax=None, title=None, output=None) -> Axes:
     """The strongest pairwise interactions as a graph (matplotlib only).
 
-    Features sit on a circle; the ``top`` pairs with the largest |interaction|
+    Features sit on a circle; the ``top`` pairs with the largest ``|interaction|``
     (mean over instances when ``row`` is None) are edges whose width grows with
     the strength, red for positive and blue for negative (grey for the mean
-    absolute value). Node size follows the feature's mean |order-1 value|.
+    absolute value). Node size follows the feature's mean ``|order-1 value|``.
     """
     expl = as_explanation(expl, output)
     matrix, what, r = _interaction_matrix(expl, row)
@@ -133,7 +133,7 @@ def interaction_network(expl, row=None, *, top=10, ax=None, title=None, output=N
 
 
 def strongest_interaction(expl, feature) -> int:
-    """The feature that interacts most with ``feature``: largest mean |interaction| over instances."""
+    """The feature that interacts most with ``feature``: largest mean ``|interaction|`` over instances."""
     expl = as_explanation(expl)
     j = feature_index(expl, feature)
     matrix, _, _ = _interaction_matrix(expl, None)

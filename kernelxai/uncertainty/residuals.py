@@ -26,7 +26,7 @@ MAX_RESIDUAL_PLAYERS = 20
 def walsh_hadamard(a) -> np.ndarray:
     """Unnormalised Walsh-Hadamard transform along axis 0 (length 2**d).
 
-    â(T) = sum_S (-1)^{|S ∩ T|} a(S), with S and T bitmasks (bit j = player j);
+    ``â(T) = sum_S (-1)^{|S ∩ T|} a(S)``, with S and T bitmasks (bit j = player j);
     the inverse is the same transform divided by 2**d. O(d 2**d) per column.
     """
     a = np.array(a, dtype=float, copy=True)
@@ -214,9 +214,9 @@ def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS) -> ShapleyResid
     inessential; Kumar et al. 2020, Prop. 1 as stated in thesis §2.3.1).
 
     Both Laplacians are diagonal in the Walsh-Hadamard basis: L has eigenvalue
-    2|T| and L_i eigenvalue 2[i in T] on the character (-1)^{|S ∩ T|}. So
-    v̂_i(T) = [i in T] v̂(T) / |T|, and the Shapley value and residual norm of
-    every player follow from one transform in O(d 2**d) time:
+    ``2|T|`` and L_i eigenvalue 2[i in T] on the character ``(-1)^{|S ∩ T|}``. So
+    ``v̂_i(T) = [i in T] v̂(T) / |T|``, and the Shapley value and residual norm of
+    every player follow from one transform in O(d 2**d) time::
 
         phi_i = 2^-d sum_{T ∋ i} v̂(T) ((-1)^|T| - 1) / |T|,
         ||r_i||^2 = 2^{1-d} sum_{T ∋ i} v̂(T)^2 (1 - 1/|T|).

@@ -30,8 +30,6 @@ notebook's defaults changed since the baseline was recorded, which is reported
 as drift. Re-recording (``make run ACCEPT=1``, :func:`record`) keeps the
 compared pointers, tolerances and reasons and replaces the values.
 
-Usage::
-
 Takes a notebook's results JSON (written by :func:`kernelxai.save_results`); hands on a
 :class:`Comparison` per notebook, which :mod:`.notebook_runner`, ``scripts/run_notebooks.py`` and
 the smoke tests report. Recording a run as the baseline is :mod:`.baseline_recording`;

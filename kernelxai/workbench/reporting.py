@@ -26,8 +26,8 @@ accepted names and suggesting a close one. The runners check the names before
 starting a kernel: :func:`notebook_parameters` reads a notebook's parameters
 cell without running it and :func:`check_parameter_names` compares.
 
-Files
------
+Writing files
+-------------
 Everything kernelxai writes goes through :func:`atomic_write`: a temporary file
 in the target's directory, then :func:`os.replace`, so a failed write never
 leaves a half-written file or destroys the previous one.

@@ -11,12 +11,12 @@ are per-feature affine maps computes f(x) = g(u(x)) with
 u_k = s_k x_{src(k)} + m_k: every output column k of the preprocessing is one
 input column src(k), scaled by s_k and shifted by m_k (a ColumnTransformer
 may reorder columns, pass some through and drop others). For a stationary
-kernel with one lengthscale per coordinate,
+kernel with one lengthscale per coordinate, ::
 
     k_l(u_k - u'_k) = k_l(s_k (x_j - x'_j)) = k_{l / |s_k|}(x_j - x'_j),  j = src(k),
 
 so g(u(x)) = sum_i alpha_i k(u(x), u_i) + b is the same kernel model on x
-with lengthscales l_k / |s_k| and expansion points x_i = (u_i - m) / s mapped
+with lengthscales ``l_k / |s_k|`` and expansion points x_i = (u_i - m) / s mapped
 back from the stored (transformed) training or support points. This holds
 per factor for the product kernels (RBF, Laplace, Cauchy, and
 :class:`~kernelxai.kernels.Product` of these), per coordinate of the ARD
@@ -60,7 +60,7 @@ from ..expansion import KernelExpansion
 __all__ = ["AffineMap", "affine_map", "compose_affine", "fold_affine", "IGNORED_LENGTHSCALE", "AFFINE_STEPS"]
 
 #: Lengthscale given to input columns the model never sees: (x - x') / 1e300 squares to 0
-#: (RBF, Cauchy, Matern) or exponentiates to exactly 1 (Laplace) for any |x - x'| < 1e284.
+#: (RBF, Cauchy, Matern) or exponentiates to exactly 1 (Laplace) for any ``|x - x'| < 1e284``.
 IGNORED_LENGTHSCALE = 1e300
 
 #: the one-dimensional stationary kernels whose lengthscale absorbs a per-feature scale
@@ -251,7 +251,7 @@ def fold_affine(expansion, amap, feature_names=None) -> KernelExpansion:
     -------
     KernelExpansion
         Stationary kernels (RBF, Laplace, Cauchy, Matern; products and
-        non-negative sums of them) keep their form with lengthscales l / |s|,
+        non-negative sums of them) keep their form with lengthscales ``l / |s|``,
         and the expansion points are mapped back to the input units. The
         linear kernel u . u' becomes x . z_i with z_i = s * u_i and the
         intercept b + sum_i alpha_i m . u_i (its points z_i are then not

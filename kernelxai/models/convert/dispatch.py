@@ -36,7 +36,7 @@ def as_expansion(model: Any) -> KernelExpansion:
       (the exact kernel, explained through model calls), single output
       (several outputs: ``kx.explain(..., output=...)``);
     * ``sklearn.svm.SVR`` and binary ``sklearn.svm.SVC`` with kernel ``"rbf"``
-      (the decision function sum_i dual_coef_i k(x, sv_i) + intercept_);
+      (the decision function ``sum_i dual_coef_i k(x, sv_i) + intercept_``);
     * ``sklearn.gaussian_process.GaussianProcessRegressor``: the posterior
       mean with any fitted kernel (:mod:`kernelxai.kernels.from_sklearn`): sums and
       products of RBF / ConstantKernel stay product kernels or sums of them,
@@ -54,7 +54,7 @@ def as_expansion(model: Any) -> KernelExpansion:
       calls) followed by a linear model (``Ridge``, ``LogisticRegression``'s
       decision function, ``SVR(kernel="linear")``, ``LinearSVC``, ...): the
       exact expansion sum_l alpha_l k(x, L_l) + b over its landmarks L with
-      alpha = normalization_.T @ coef (:mod:`kernelxai.models.convert.nystroem`).
+      ``alpha = normalization_.T @ coef`` (:mod:`kernelxai.models.convert.nystroem`).
       Random features (``RBFSampler``) are not an expansion: explained through
       model calls.
 
@@ -73,6 +73,18 @@ def as_expansion(model: Any) -> KernelExpansion:
         which nothing explains feature by feature (the message says what to do).
     ValueError
         The model is not fitted.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.svm import SVR
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> svr = SVR(gamma=0.5).fit(X, np.sin(X[:, 0]))
+    >>> f = kx.models.as_expansion(svr)   # sum_i dual_coef_i k(x, sv_i) + intercept_
+    >>> f.kernel
+    RBF(lengthscale=1.0)
+    >>> bool(np.allclose(f.predict(X[:5]), svr.predict(X[:5])))
+    True
     """
     refuse_precomputed(model)
     for converter in registered():
