@@ -6,6 +6,11 @@ the optional axes: outputs, interactions, covariances, intervals). Hands on
 feature and output (``e[0]``, ``e[:, "age"]``, ``e[..., "setosa"]``), stacking
 of chunks (:meth:`Explanation.concat`), and conversions, which
 :mod:`kernelxai.explanation.interop` carries out.
+
+One class in one file, a little over 600 lines: the Explanation's axes (outputs,
+interactions, covariance, intervals) are sliced, stacked and checked together,
+so its indexing, ``concat`` and checks stay side by side; its conversions live in
+:mod:`~kernelxai.explanation.interop`.
 """
 
 from __future__ import annotations

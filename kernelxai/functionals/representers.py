@@ -35,6 +35,10 @@ the bound of RKHS-SHAP Theorem 6. The functional baseline functional is not
 bounded on the RKHS of a product RBF kernel (it needs k_S(x_S, .) for S ≠ D,
 which is constant in the other coordinates), so it has representer matrices
 but no RKHS distances.
+
+One family of algorithms in one file, a little over 600 lines: the representer
+matrices, their RKHS norms and distances and the Theorem-6 bound share the
+coalition weights and the embedding set-up of the value functions.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ other converters (the product kernels); its ``"log_density"`` then needs
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -143,7 +143,7 @@ class DensityKernel(Kernel):
         dist = DistanceMetric.get_metric(self.metric, **self.metric_params).pairwise(A, B)
         return _profile(self.kernel, dist, self.bandwidth)
 
-    def restrict(self, features):
+    def restrict(self, features) -> NoReturn:
         raise TypeError(f"{self!r} cannot be restricted to a subset of the features: it is not a "
                         "product kernel; use value='interventional'")
 
