@@ -3,9 +3,10 @@
 The site builds offline: MathJax comes from the ``sphinx-mathjax-offline`` package and is copied
 into ``_static/``, the theme's fonts and scripts are its own files, and notebook widgets load no
 JavaScript from a CDN. ``docs/_ext/kx_offline.py`` fails the build if a page's ``<script>`` or
-``<link>`` points at an http(s) URL. The API pages (``api/``), the notebook gallery (``gallery/``)
-and the routes tables (``_generated/``) are written at the start of every build by the local
-extensions in ``docs/_ext/`` from the code, the notebooks and their executed copies.
+``<link>`` points at an http(s) URL. The API pages (``api/``) and the notebook gallery
+(``gallery/``) are written at the start of every build by the local extensions in ``docs/_ext/``
+from the code, the notebooks and their executed copies; the routes tables of ``routes.md`` are
+generated from the code too, and the build fails while they are out of date.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
-exclude_patterns = ["_build", "figures/README*", "**.ipynb_checkpoints", "_templates"]
+# _generated/: the routes tables that older builds wrote there (they now live in routes.md)
+exclude_patterns = ["_build", "figures/README*", "**.ipynb_checkpoints", "_templates", "_generated"]
 templates_path = ["_templates"]
 
 # --- autodoc / autosummary / numpydoc -------------------------------------------------------

@@ -116,13 +116,13 @@ def test_models_of_other_families_are_not_taken(converter):
         kx.models.as_expansion(other)
 
 
-def test_readme_lists_the_registered_converters():
+def test_docs_list_the_registered_converters():
     from pathlib import Path
 
     from kernelxai.workbench import routes
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[1] / "docs" / "routes.md").read_text()
     inside = text.split(routes.CONVERTERS_START)[1].split(routes.CONVERTERS_END)[0].strip()
     assert inside == routes.converter_table_markdown(), (
-        "README.md's table of converters is out of date with the registry; regenerate it with "
-        "`python -m kernelxai.workbench.routes --update README.md`")
+        "docs/routes.md's table of converters is out of date with the registry; regenerate it with "
+        "`python -m kernelxai.workbench.routes --update docs/routes.md`")

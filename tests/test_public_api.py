@@ -1,4 +1,4 @@
-"""The public names of kernelxai, pinned: what users, notebooks and the README import keeps working.
+"""The public names of kernelxai, pinned: what users, notebooks and the documentation import keeps working.
 
 The lists below are data, copied from the release before the stage folders (kernelxai 0.1, where
 most of these were flat modules ``kernelxai/NAME.py``): ``kx.__all__`` exactly, and for every module
@@ -291,7 +291,7 @@ def test_product_product_shapley_is_exact():
 
 @pytest.mark.parametrize("command", [["kernelxai.workbench.routes"], ["kernelxai.check", "--help"]])
 def test_module_commands_of_the_readme_still_run(command):
-    """``python -m kernelxai.workbench.routes`` (the README's routes table; ``python -m`` runs a module
+    """``python -m kernelxai.workbench.routes`` (the routes table of docs/routes.md; ``python -m`` runs a module
     by its own path, so the command moved with the module) and ``python -m kernelxai.check``."""
     done = subprocess.run([sys.executable, "-m", *command], capture_output=True, text=True,
                           env={**os.environ, "MPLBACKEND": "agg"}, timeout=300)

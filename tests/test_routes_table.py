@@ -1,4 +1,4 @@
-"""The README's table "model x kernel x value function -> route" is what kx.explain does."""
+"""The table "model x kernel x value function -> route" of docs/routes.md is what kx.explain does."""
 
 import re
 from pathlib import Path
@@ -15,15 +15,15 @@ def rows():
     return routes.route_table()
 
 
-def test_readme_table_equals_the_generated_one(rows):
-    text = (ROOT / "README.md").read_text()
+def test_docs_table_equals_the_generated_one(rows):
+    text = (ROOT / "docs" / "routes.md").read_text()
     assert text.count(routes.START) == 1 and text.count(routes.END) == 1, \
-        "README.md must hold the route table between <!-- routes:start --> and <!-- routes:end -->"
-    in_readme = text.split(routes.START)[1].split(routes.END)[0].strip()
+        "docs/routes.md must hold the route table between <!-- routes:start --> and <!-- routes:end -->"
+    in_docs = text.split(routes.START)[1].split(routes.END)[0].strip()
     generated = routes.route_table_markdown(rows)
-    assert in_readme == generated, (
-        "README.md's route table is out of date with kx.explain and the converter registry; regenerate it with "
-        "`python -m kernelxai.workbench.routes --update README.md`")
+    assert in_docs == generated, (
+        "docs/routes.md's route table is out of date with kx.explain and the converter registry; regenerate it "
+        "with `python -m kernelxai.workbench.routes --update docs/routes.md`")
 
 
 def test_table_covers_every_value_function_and_names_routes(rows):
@@ -51,7 +51,7 @@ def test_markdown_has_one_row_per_model_and_a_column_per_value(rows):
 
 
 def test_update_readme_rewrites_only_between_the_markers(tmp_path):
-    path = tmp_path / "README.md"
+    path = tmp_path / "routes.md"
     path.write_text(f"# t\n\nbefore\n{routes.START}\nold\n{routes.END}\nafter\n")
     routes.update_readme(path, table="| a |\n|---|")
     assert path.read_text() == f"# t\n\nbefore\n{routes.START}\n| a |\n|---|\n{routes.END}\nafter\n"

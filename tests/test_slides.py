@@ -1,7 +1,7 @@
-"""Slides of the exercise notebooks (make slides) and the README's "For lecturers" commands.
+"""Slides of the exercise notebooks (make slides) and the commands of the lecturers' guide (docs/lecturers.md).
 
-The README section's commands are run as written -- ``make exercises``, ``make
-slides`` for one deck (``SLIDES=...``, the README's own one-deck form; the
+The guide's commands are run as written -- ``make exercises``, ``make
+slides`` for one deck (``SLIDES=...``, the guide's own one-deck form; the
 venv stamp is taken as up to date with ``make -o`` so that no install runs
 inside the tests) and the papermill ``-p`` call -- and the deck they build is
 checked: its sections are the notebook's slides, figures and formulas are
@@ -42,16 +42,16 @@ def _reveal_or_skip():
 
 
 def lecturer_commands():
-    """The shell commands of the README's "For lecturers" section (its bash code blocks)."""
-    text = (ROOT / "README.md").read_text()
-    m = re.search(r"^## For lecturers\n(.*?)(?=^## )", text, re.M | re.S)
-    assert m, "README has no '## For lecturers' section"
+    """The shell commands of the lecturers' guide, docs/lecturers.md (its bash code blocks)."""
+    text = (ROOT / "docs" / "lecturers.md").read_text()
+    m = re.search(r"^# For lecturers\n(.*?)(?=^#{1,2} |\Z)", text, re.M | re.S)
+    assert m, "docs/lecturers.md has no '# For lecturers' page"
     blocks = re.findall(r"```bash\n(.*?)```", m.group(1), re.S)
     lines = [ln.split("  #")[0].strip() for block in blocks for ln in block.splitlines()]
     return m.group(1), [ln for ln in lines if ln and not ln.startswith("#")]
 
 
-def test_readme_lecturer_section_says_what_the_issue_asks():
+def test_lecturers_guide_says_what_the_issue_asks():
     section, commands = lecturer_commands()
     assert "mybinder.org/v2/gh/kernelxai/kernelxai/main?urlpath=lab/tree/build/exercises/" in section
     assert "nbgrader" in section and "generate_assignment" in section
@@ -65,8 +65,8 @@ def test_readme_lecturer_section_says_what_the_issue_asks():
 
 
 @pytest.fixture(scope="module")
-def readme_commands_ran():
-    """Run the README section's commands (except the all-decks `make slides`, which the one-deck form covers)."""
+def guide_commands_ran():
+    """Run the guide's commands (except the all-decks `make slides`, which the one-deck form covers)."""
     _reveal_or_skip()
     _, commands = lecturer_commands()
     make = shutil.which("make")
@@ -89,11 +89,11 @@ def readme_commands_ran():
     return ran
 
 
-def test_make_exercises_and_the_papermill_call(readme_commands_ran):
-    assert "make exercises" in readme_commands_ran
+def test_make_exercises_and_the_papermill_call(guide_commands_ran):
+    assert "make exercises" in guide_commands_ran
     names = sorted(p.name for p in (ROOT / "notebooks" / "exercises").glob("[0-9][0-9]-*.ipynb"))
     assert sorted(p.name for p in (ROOT / "build" / "exercises").glob("*.ipynb")) == names
-    papermill = next(c for c in readme_commands_ran if c.startswith("papermill "))
+    papermill = next(c for c in guide_commands_ran if c.startswith("papermill "))
     argv = shlex.split(papermill)
     out = ROOT / argv[2]
     nb = json.loads(out.read_text())
@@ -105,14 +105,14 @@ def test_make_exercises_and_the_papermill_call(readme_commands_ran):
     assert "\\u2713" in text or "\u2713" in text            # the checks ran and passed
 
 
-def _deck(readme_commands_ran):
-    one = next(c for c in readme_commands_ran if c.startswith("make slides SLIDES="))
+def _deck(guide_commands_ran):
+    one = next(c for c in guide_commands_ran if c.startswith("make slides SLIDES="))
     name = one.split("SLIDES=")[1].split()[0]
     return name, ROOT / "build" / "slides" / f"{name}.slides.html"
 
 
-def test_deck_has_the_notebooks_slides_and_needs_no_network(readme_commands_ran):
-    name, deck = _deck(readme_commands_ran)
+def test_deck_has_the_notebooks_slides_and_needs_no_network(guide_commands_ran):
+    name, deck = _deck(guide_commands_ran)
     html = deck.read_text()
     nb = json.loads((ROOT / "notebooks" / "exercises" / f"{name}.ipynb").read_text())
     kinds = [c["metadata"]["slideshow"]["slide_type"] for c in nb["cells"]]
@@ -135,12 +135,12 @@ def test_deck_has_the_notebooks_slides_and_needs_no_network(readme_commands_ran)
 
 
 @pytest.mark.browser
-def test_deck_runs_in_a_browser_without_network(readme_commands_ran):
+def test_deck_runs_in_a_browser_without_network(guide_commands_ran):
     chromium = os.environ.get("KERNELXAI_CHROMIUM", "/usr/bin/chromium")
     if not Path(chromium).exists():
         pytest.skip(f"{chromium} not found")
     sync_api = pytest.importorskip("playwright.sync_api")
-    name, deck = _deck(readme_commands_ran)
+    name, deck = _deck(guide_commands_ran)
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         try:

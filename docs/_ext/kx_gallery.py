@@ -19,7 +19,7 @@ from sphinx.util import logging
 
 LOGGER = logging.getLogger(__name__)
 
-#: one line per notebook (the README's table, shortened)
+#: one line per notebook (the catalogue of docs/user-guide/notebooks.md, shortened)
 DESCRIPTIONS = {
     "00-index": "The map of all notebooks, with a browser of the explanations and the Binder links.",
     "01-shapley-games": "Taxi and airport games, KernelSHAP as weighted least squares, permutation "

@@ -1,20 +1,20 @@
 """Which route ``kx.explain`` takes for a model, a kernel and a value function.
 
-The README's table "model x kernel x value function -> route" is generated
-here, by running :func:`kernelxai.explain` on small fitted models (tiny
+The documentation's table "model x kernel x value function -> route"
+(``docs/routes.md``) is generated here, by running :func:`kernelxai.explain` on small fitted models (tiny
 synthetic data, fitted inside :func:`route_table`) and reading the route it
 reports in ``meta["route"]`` -- or the error it raises. The table is therefore
-what the code does, not what someone wrote down; a test compares the README
-with :func:`route_table_markdown`.
+what the code does, not what someone wrote down; a test compares
+``docs/routes.md`` with :func:`route_table_markdown`.
 
 The models are the examples the registered converters declare
 (:class:`kernelxai.models.convert.Converter`), so a new model family shows up
 here when it is registered; :func:`converter_table_markdown` lists the
 converters themselves (what each takes, its outputs and its route).
 
-Regenerate the README sections with::
+Regenerate the tables of ``docs/routes.md`` with::
 
-    python -m kernelxai.workbench.routes --update README.md
+    python -m kernelxai.workbench.routes --update docs/routes.md
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ __all__ = ["VALUES", "route_table", "route_table_markdown", "converter_table_mar
 #: the value functions the table covers, in column order
 VALUES = ("interventional", "observational", "functional_baseline", "marginal")
 
-#: the README markers between which the generated table lives
+#: the markers (in docs/routes.md) between which the generated table lives
 START, END = "<!-- routes:start -->", "<!-- routes:end -->"
 
-#: the README markers of the generated table of converters (optional in a README)
+#: the markers of the generated table of converters (optional in the file)
 CONVERTERS_START, CONVERTERS_END = "<!-- converters:start -->", "<!-- converters:end -->"
 
 
@@ -188,15 +188,16 @@ def _replace_between(text, start, end, table, path):
 
 
 def update_readme(path, table=None) -> None:
-    """Replace the text between the README's route markers with the generated table.
+    """Replace the text between a Markdown file's route markers with the generated table.
 
-    Between :data:`CONVERTERS_START` and :data:`CONVERTERS_END`, when the README has them,
+    Between :data:`CONVERTERS_START` and :data:`CONVERTERS_END`, when the file has them,
     the table of converters (:func:`converter_table_markdown`) is written too.
 
     Parameters
     ----------
     path : str or Path
-        The README; it must contain :data:`START` and :data:`END` once each.
+        The Markdown file (``docs/routes.md``); it must contain :data:`START` and :data:`END` once
+        each.
     table : str, optional
         The markdown table; :func:`route_table_markdown` when not given.
     """

@@ -357,7 +357,7 @@ pd.DataFrame({"backend": [runs[k].meta["parallel"]["backend"] for k in (1, 2, No
 # control does not speed up either, the cores were busy with other work; if it does and
 # kernelxai does not, the chunks are too small for the overhead. On a machine with more
 # cores, or a Dask cluster (`with joblib.parallel_config(backend="dask"):
-# kx.explain(..., n_jobs=-1)`, see the README), the same call spreads over more workers,
+# kx.explain(..., n_jobs=-1)`, see docs/user-guide/scale.md), the same call spreads over more workers,
 # with the same values.
 
 # %%

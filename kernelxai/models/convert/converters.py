@@ -88,7 +88,7 @@ class Example:
     table_output : str or None
         The ``output=`` of the routes table's row (None: the default).
     in_table : bool
-        Whether the model is a row of the README's routes table.
+        Whether the model is a row of the routes table (docs/routes.md).
     """
 
     label: str
@@ -136,7 +136,7 @@ class Converter:
     exact : tuple of str
         The outputs it converts exactly to kernel expansions (the rest: model calls).
     route : str
-        One line for the README's table of converters.
+        One line for the table of converters (docs/routes.md).
     examples : callable, optional
         ``examples()`` -> list of :class:`Example`. Every registered converter
         needs one: the contract tests fail without it.
