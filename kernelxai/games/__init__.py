@@ -24,12 +24,11 @@ from .game_types import (
     FunctionGame,
     Game,
     GroupedGame,
-    HasUnitGames,
     LinearInCoefficients,
     TabularGame,
     tabulate,
 )
-from .product_games import ProductGame, SumOfProductGames, UnitAbsentGame, unit_product_worths
+from .product_games import HasUnitGames, ProductGame, SumOfProductGames, UnitAbsentGame, unit_product_worths
 
 __all__ = ["Game", "TabularGame", "FunctionGame", "ProductGame", "SumOfProductGames",
            "GroupedGame", "all_coalitions", "coalitions_to_bitmasks", "bitmasks_to_coalitions",

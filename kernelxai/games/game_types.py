@@ -17,18 +17,13 @@ declared by the game classes and never probed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validation import as_real_array, check_positive_int
 from .coalitions import all_coalitions, bitmasks_to_coalitions, coalitions_to_bitmasks
 
-if TYPE_CHECKING:
-    from .product_games import ProductGame
-
-__all__ = ["Game", "TabularGame", "FunctionGame", "GroupedGame", "tabulate", "LinearInCoefficients",
-           "HasUnitGames"]
+__all__ = ["Game", "TabularGame", "FunctionGame", "GroupedGame", "tabulate", "LinearInCoefficients"]
 
 
 class Game:
@@ -319,17 +314,6 @@ class LinearInCoefficients:
 
     def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:  # pragma: no cover - abstract
         """M_S for each coalition (or weighted sums of them): (c or q, n_x, n_train)."""
-        raise NotImplementedError
-
-
-class HasUnitGames:
-    """Ability: the games of the unit models k(., x_i) form one ProductGame.
-
-    Their Shapley values are the representer entries, in polynomial time.
-    """
-
-    def unit_game(self) -> ProductGame:  # pragma: no cover - abstract
-        """A ProductGame with n_train * n_x instances, instance i * n_x + a for unit model i at x_a."""
         raise NotImplementedError
 
 

@@ -24,7 +24,18 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = ["ProductGame", "SumOfProductGames", "GroupedProductGame", "UnitAbsentGame",
-           "unit_product_worths"]
+           "unit_product_worths", "HasUnitGames"]
+
+
+class HasUnitGames:
+    """Ability: the games of the unit models k(., x_i) form one ProductGame.
+
+    Their Shapley values are the representer entries, in polynomial time.
+    """
+
+    def unit_game(self) -> ProductGame:  # pragma: no cover - abstract
+        """A ProductGame with n_train * n_x instances, instance i * n_x + a for unit model i at x_a."""
+        raise NotImplementedError
 
 
 class ProductGame(Game):
