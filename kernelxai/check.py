@@ -1,34 +1,9 @@
 """The notebooks as regression tests: recorded baselines, drift, and ``python -m kernelxai.check``.
 
-Every notebook writes its key numbers to a results JSON. A *baseline*,
-``notebooks/baselines/NAME.json``, records, for the default and the smoke
-mode, the numbers of that JSON that are compared, each with the value of a
-reference run, a tolerance and the reason for that tolerance::
-
-    {"notebook": "01-shapley-games", "format": 1,
-     "modes": {"default": {
-         "parameters": {...},                  # the run's parameters (results_path left out)
-         "recorded": {"python": "3.11.9", "numpy": "2.1.3", ...},
-         "seconds": 7.1,                       # reported, never compared
-         "numbers": {
-             "/taxi": {"value": [2.0, 5.0, 35.0], "abs": 1e-10, "rel": 0.0,
-                       "reason": "closed form: Shapley values of the taxi game"},
-             "/coverage/plain": {"value": 0.9475, "abs": 0.044, "rel": 0.0,
-                                 "reason": "Monte Carlo: 4 standard errors of a coverage over 400 runs"}}},
-       "smoke": {...}}}
-
-A number is addressed by a JSON pointer (RFC 6901: ``/key/key/index``, with
-``~1`` for a ``/`` and ``~0`` for a ``~`` inside a key). A numeric value (or a
-nested list of numbers) is within tolerance when every element ``x`` satisfies
-``|x - value| <= abs + rel * |value|``; any other value (a string, a bool, a
-ranking) must be equal. Timings are never compared (see :func:`is_timing_key`).
-
-The comparison is made only when the run used the baseline's parameters: a
-size the caller set on purpose (a test running fewer permutations) skips it,
-while a parameter that differs *without* the caller setting it means that the
-notebook's defaults changed since the baseline was recorded, which is reported
-as drift. Re-recording (``make run ACCEPT=1``, :func:`record`) keeps the
-compared pointers, tolerances and reasons and replaces the values.
+Every notebook writes its key numbers to a results JSON, and
+``notebooks/baselines/NAME.json`` records, per mode, which of them are compared, with a value, a
+tolerance and the reason for it (the format, the JSON pointers and the drift rules are described in
+:mod:`kernelxai.workbench.notebook_baselines`).
 
 Usage::
 

@@ -1,34 +1,10 @@
 """Background summaries and MMDs: smaller stand-ins for a large reference sample, with what they cost.
 
-The interventional, observational and model-call value functions average over
-a background sample, at a cost proportional to its size (and for the
-observational game, its cube). A large sample can be replaced by
-
-* :func:`subsample` -- n rows drawn uniformly without replacement;
-* :func:`summarize` -- n points chosen to represent the whole sample: k-means
-  centres (``method="kmeans"``) or kernel herding (``method="herding"``,
-  greedy minimisation of the MMD to the sample). The summary reports the
-  maximum mean discrepancy (MMD) between itself and the full sample, so the
-  reader knows how far the smaller background is from the one it replaces;
-
-and :func:`kernelxai.background.summary_bound` (in
-:mod:`kernelxai.explainers.background_bound`) says how far that can move a
-model's interventional Shapley values. Takes a sample (array or DataFrame) and
-hands on the smaller background, with DataFrame columns kept.
-
-Mean embeddings over a background are reductions computed in blocks of at
-most ``max_elements`` numbers: a background of 10^6 rows is reduced block by
-block, never held as a kernel matrix larger than that budget. The blocks are
-grouped in parts that run on ``n_jobs`` workers, or on a Dask cluster inside
-``joblib.parallel_config(backend="dask")``, with the same result wherever they
-run (:func:`kernelxai.parallel.reduce_rows`). An MMD against N rows costs N^2
-kernel values; above ``kx.config_context(max_cost=...)`` it refuses before
-starting.
-
-The value functions take unweighted backgrounds: pass ``summary.points``.
-``summary.mmd`` is the MMD of exactly that unweighted background;
-``summary.weighted_mmd`` that of the points with their ``weights`` (the k-means
-cluster sizes), which a weighted background would achieve.
+The implementation of :func:`subsample`, :func:`summarize` and :func:`mmd`, which
+:mod:`kernelxai.background` presents (what each is for, how the reductions run in blocks and
+parts, and which summary to pass to the value functions are described there); the bound on how
+far a summary can move the values is :mod:`kernelxai.explainers.background_bound`. Takes a sample
+(array or DataFrame) and hands on the smaller background, with DataFrame columns kept.
 
 Example: a herding summary
 --------------------------
