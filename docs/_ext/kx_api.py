@@ -10,7 +10,6 @@ link, so that no cross-reference has two targets.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import pkgutil
 import shutil
@@ -19,45 +18,12 @@ from pathlib import Path
 
 from sphinx.pycode import ModuleAnalyzer
 
-import kernelxai
-
-#: the stage packages, lowest first (CONTRIBUTING.md's picture)
-STAGES = [
-    "explanation", "kernels", "games", "models", "models.convert", "estimators", "values", "parallel",
-    "uncertainty", "functionals", "explainers", "plots", "widgets", "workbench", "datasets", "check",
-]
-
-
-def _public(module) -> list[str]:
-    names = getattr(module, "__all__", None)
-    return list(names) if names is not None else []
+from kernelxai.workbench.api_names import api_sections
 
 
 def _sections() -> list[tuple[str, types.ModuleType, list[str]]]:
     """(title, module, names) for every page, in the order the objects are claimed."""
-    top = [n for n in kernelxai.__all__ if not isinstance(getattr(kernelxai, n), types.ModuleType)]
-    pages = [("kernelxai", kernelxai, top)]
-    seen = {"kernelxai"}
-    modules = [f"kernelxai.{s}" for s in STAGES]
-    modules += [getattr(kernelxai, n).__name__ for n in kernelxai.__all__
-                if isinstance(getattr(kernelxai, n), types.ModuleType)]
-    for name in modules:
-        if name in seen:
-            continue
-        seen.add(name)
-        mod = importlib.import_module(name)
-        pages.append((name, mod, _public(mod)))
-        if not hasattr(mod, "__all__") and hasattr(mod, "__path__"):
-            # a package without __all__ (explainers, workbench, datasets): its modules' names
-            for info in pkgutil.iter_modules(mod.__path__):
-                sub = f"{name}.{info.name}"
-                if info.name.startswith("_") or sub in seen:
-                    continue
-                submod = importlib.import_module(sub)
-                if _public(submod):
-                    seen.add(sub)
-                    pages.append((sub, submod, _public(submod)))
-    return pages
+    return api_sections()
 
 
 def _constant(title, module, name) -> list[str]:
