@@ -1,37 +1,25 @@
-"""The product route's cost model against measured time (#14, the adaptive node count).
+"""The cost guard's estimate against the measured time, route by route (#25).
 
-The quadrature route (``method="product"``) chooses its Gauss-Legendre node count
-per task of terms from an accuracy bound -- often a handful where ceil(d/2) would
-be exact for any factors. The cost model behind ``method="auto"``, the chunk sizes
-of ``kx.explain``, the progress bar and the ``max_cost`` refusal used to assume
-ceil(d/2) nodes ("old": 6 d ceil(d/2) operations per term); it now takes the node
-count of the game's first terms (``kernelxai.product.estimate_nodes``) and counts
-the kernel's passes ("new": d (7 + 5 q) per term with absent factors 1, d (17 + 5 q)
-otherwise; see ``kernelxai/estimators/quadrature.py``).
+Every estimate kernelxai prints or compares with ``max_cost`` counts the work of a call by
+kind -- elementwise operations, dense linear algebra (BLAS), Python-level steps, model calls
+timed on a probe of the model -- and prices each kind at the rate measured on this machine
+(``kx.calibrate()``). This script runs one call of every route and prints, measured in one
+run, the estimate (``meta["estimated_seconds"]``, or the public work function of the routes
+that return no Explanation), the best wall time of ``--repeat`` calls, and their ratio. The
+target is a ratio within [0.5, 2] on every route.
 
-Prints, measured in one run, for d in (10, 80, 500): a KernelRidge with an RBF
-kernel (sklearn's gamma = 1 / (2 d), the median heuristic for standardised data)
-fitted to random data, explained with ``kx.explain(..., method="product")`` under
-the functional baseline (one term per training point) and the interventional value
-function (one term per training and background point); for each:
+Routes: interventional exact and product (SVR on diabetes), functional baseline (product),
+observational exact and Nystrom (KernelRidge), model calls (a random forest: exact
+enumeration, KernelSHAP, permutation sampling), KernelSHAP and permutation on a kernel game,
+interactions (k-SII exact, product and sampled), GP-SHAP (exact, product and sampled
+covariance routes), explain_mmd and explain_hsic, and the MMD and HSIC permutation tests.
 
-* the node count: estimated from the first terms, against the mean and largest
-  count the kernel used over all its tasks (counted in an untimed run of the
-  route on the same game), and ceil(d/2);
-* estimated seconds at ``kx.get_config()["flops_per_second"]`` (default 1e9),
-  old model and new, and the measured seconds of the whole ``kx.explain`` call
-  (forming the terms included): wall time and CPU time of the process (all
-  threads; the config's rate is meant for one core), best of ``--repeat``;
-* estimate / measured. Target for the new model: within ~3x, and not below the
-  measured time by more than ~2x.
+``--size small`` is the size the suite's test (tests/test_cost_model.py) checks, a few
+milliseconds to a few tens of milliseconds per call, where the fixed cost of a call counts;
+``--size full`` (the default) the benchmark's, a fraction of a second to a few seconds.
 
-The number of explained points is chosen so that each call has about
-``--seconds`` of estimated work (new model), at most 2000.
-
-Usage: python benchmarks/bench_cost_model.py [--repeat 3] [--seconds 1.0] [--quick] [--numba]
-  --quick: n = 200 training points, d = 80 at most, 0.2 s per call (a smoke run of the script).
-  --numba: also time backend="numba" (kernelxai[numba]; compiled before timing).
-Timings on a shared machine are noisy: the CPU-time ratio is the steadier one.
+Usage: python benchmarks/bench_cost_model.py [--size full|small] [--repeat 3] [--only SUBSTRING]
+Timings on a shared machine are noisy; the estimate is calibrated in the same process.
 """
 
 from __future__ import annotations
@@ -39,138 +27,152 @@ from __future__ import annotations
 import argparse
 import math
 import time
+import warnings
 
 import numpy as np
+from sklearn.datasets import load_diabetes
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF, WhiteKernel
 from sklearn.kernel_ridge import KernelRidge
+from sklearn.svm import SVR
 
 import kernelxai as kx
-from kernelxai import product
-from kernelxai.estimators import gauss_legendre, quadrature_numba
-from kernelxai.explain import build_game
+from kernelxai.explainers import discrepancy
 
-#: (d, training points, background rows of the interventional game)
-SETTINGS = ((10, 1000, 50), (80, 1000, 20), (500, 1000, 20))
-QUICK = ((10, 200, 20), (80, 200, 10))
-
-
-def make_model(d, n, rng):
-    X = rng.normal(size=(n, d))
-    y = np.sin(X[:, 0]) + X[:, 1] - 0.5 * X[:, 2] ** 2 + 0.1 * rng.normal(size=n)
-    model = KernelRidge(kernel="rbf", gamma=1.0 / (2 * d), alpha=0.1).fit(X, y)
-    return model, X
+#: per size: explained points of the kernel routes, background rows, training rows of the
+#: observational and GP models, landmarks, points of the model-call routes, MMD/HSIC rows
+SIZES = {
+    "small": dict(points=3, background=20, train=60, obs_points=2, landmarks=15, calls_points=1,
+                  calls_background=10, forest=10, rows=60, permutations=20, gp_train=40, gp_points=2),
+    "full": dict(points=40, background=100, train=442, obs_points=5, landmarks=60, calls_points=4,
+                 calls_background=50, forest=50, rows=400, permutations=200, gp_train=200, gp_points=10),
+}
 
 
-def old_seconds(game):
-    """The model before: 6 d ceil(d/2) operations per term and instance."""
-    d = game.n_players
-    flops = float(game.n_terms()) * game.n_instances * 6.0 * d * math.ceil(d / 2)
-    return flops / kx.get_config()["flops_per_second"]
+def _data():
+    X, y = load_diabetes(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    return X, (y - y.mean()) / y.std()
 
 
-def nodes_used(game, backend):
-    """Node counts the route chooses over all its tasks of ``game`` (an untimed run)."""
-    counts = []
-    inner = product.nodes_needed
+def cases(size):
+    """(name, estimate-or-None, call) for every route at ``size``; an estimate of None is read from the call."""
+    s = SIZES[size]
+    X, y = _data()
+    P, M = s["points"], s["background"]
+    bg = X[:M]
+    svr = SVR(gamma=0.05, C=10.0).fit(X, y)
+    krr = KernelRidge(kernel="rbf", gamma=0.05, alpha=0.1).fit(X[:s["train"]], y[:s["train"]])
+    krr6 = KernelRidge(kernel="rbf", gamma=0.1, alpha=0.1).fit(X[:s["train"], :6], y[:s["train"]])
+    forest = RandomForestRegressor(s["forest"], max_depth=6, random_state=0).fit(X, y)
+    Xg, yg = X[:s["gp_train"], :5], y[:s["gp_train"]]
+    gp = GaussianProcessRegressor(RBF(np.ones(5)) + WhiteKernel(0.1), random_state=0).fit(Xg, yg)
+    Pc, Mc = s["calls_points"], s["calls_background"]
+    quiet = dict(progress=False)
+    R = s["rows"]
+    XA, XB = X[: R // 2, :6], X[R // 2: R, :6] + 0.3
+    B = s["permutations"]
+    kern = kx.kernels.RBF(np.ones(6))
+    return [
+        ("interventional exact (SVR, d=10)",
+         lambda: kx.explain(svr, X[:P], "interventional", bg, method="exact", **quiet)),
+        ("interventional product (SVR, d=10)",
+         lambda: kx.explain(svr, X[:P], "interventional", bg, method="product", **quiet)),
+        ("functional baseline product (KRR, d=10)",
+         lambda: kx.explain(krr, X[:5 * P], "functional_baseline", method="product", **quiet)),
+        ("observational exact (KRR, d=6)",
+         lambda: kx.explain(krr6, X[:s["obs_points"], :6], "observational", method="exact", **quiet)),
+        ("observational Nystrom (KRR, d=6)",
+         lambda: kx.explain(krr6, X[:s["obs_points"], :6], "observational", method="exact",
+                            landmarks=s["landmarks"], **quiet)),
+        ("model calls exact (forest, d=10)",
+         lambda: kx.explain(forest, X[:Pc], "interventional", bg[:Mc], method="exact", **quiet)),
+        ("model calls KernelSHAP (forest)",
+         lambda: kx.explain(forest, X[:Pc], "interventional", bg[:Mc], method="kernel", budget=200, seed=0,
+                            **quiet)),
+        ("model calls permutation (forest)",
+         lambda: kx.explain(forest, X[:Pc], "interventional", bg[:Mc], method="permutation", budget=200,
+                            seed=0, **quiet)),
+        ("KernelSHAP (SVR game)",
+         lambda: kx.explain(svr, X[:P], "interventional", bg, method="kernel", budget=500, seed=0, **quiet)),
+        ("permutation (SVR game)",
+         lambda: kx.explain(svr, X[:P], "interventional", bg, method="permutation", budget=500, seed=0, **quiet)),
+        ("k-SII exact (SVR)",
+         lambda: kx.explain_interactions(svr, X[:P], "interventional", bg, method="exact", **quiet)),
+        ("k-SII product (SVR)",
+         lambda: kx.explain_interactions(svr, X[:P], "interventional", bg, method="product", **quiet)),
+        ("k-SII sampled (SVR)",
+         lambda: kx.explain_interactions(svr, X[:P], "interventional", bg, method="sampled", budget=300,
+                                         random_state=0, **quiet)),
+        ("GP-SHAP exact (d=5)",
+         lambda: kx.explain_gp(gp, Xg[:s["gp_points"]], background=Xg[:M // 2], method="exact")),
+        ("GP-SHAP product (d=5)",
+         lambda: kx.explain_gp(gp, Xg[:s["gp_points"]], background=Xg[:M // 2], method="product")),
+        ("GP-SHAP sampled (d=5)",
+         lambda: kx.explain_gp(gp, Xg[:s["gp_points"]], background=Xg[:M // 2], method="sampled",
+                               budget=100, random_state=0)),
+        ("explain_mmd (d=6)",
+         lambda: kx.explain_mmd(XA, XB, kern, n_permutations=B, seed=0, **quiet)),
+        ("explain_hsic (d=6)",
+         lambda: kx.explain_hsic(X[:R, :6], y[:R], kern, n_permutations=B, seed=0, **quiet)),
+        ("MMD permutation test (d=6)",
+         discrepancy.mmd_test_work(len(XA) + len(XB), 6, B).seconds,
+         lambda: discrepancy.mmd_permutation_test(XA, XB, kern, n_permutations=B, seed=0)),
+        ("HSIC permutation test (d=6)",
+         discrepancy.hsic_test_work(R, 6, 1, B).seconds,
+         lambda: discrepancy.hsic_permutation_test(X[:R, :6], y[:R, None], kern, kx.kernels.RBF(1.0),
+                                                   n_permutations=B, seed=0)),
+    ]
 
-    def counting(*args, **kwargs):
-        q = inner(*args, **kwargs)
-        counts.append(q)
-        return q
 
-    # where the numpy kernel (through node_count) and the numba kernel look the bound up
-    modules = (gauss_legendre, quadrature_numba)
-    for module in modules:
-        module.nodes_needed = counting
-    try:
-        product.product_shapley(game, n_jobs=1, backend=backend)
-    finally:
-        for module in modules:
-            module.nodes_needed = inner
-    return counts
+def _normalise(case):
+    if len(case) == 2:
+        return case[0], None, case[1]
+    return case
 
 
-def measure(fn, repeat):
-    """Best wall and best CPU seconds (this process, all threads) of ``fn()``."""
-    wall = cpu = math.inf
-    for _ in range(repeat):
-        w0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        wall = min(wall, time.perf_counter() - w0)
-        cpu = min(cpu, time.process_time() - c0)
-    return wall, cpu
-
-
-def row(d, value, model, X_explain, background, backend, seconds, repeat):
-    options = {} if backend == "numpy" else {"backend": backend}
-    one = build_game(model, X_explain[:1], value, background)[0]
-    per_point = kx.estimate_cost(one, "product", **options)["seconds"]
-    points = int(min(len(X_explain), max(1, round(seconds / per_point))))
-    Xe = X_explain[:points]
-    game = build_game(model, Xe, value, background)[0]
-    new = kx.estimate_cost(game, "product", **options)
-    nodes = product.estimate_nodes(game)
-    used = nodes_used(game, backend)
-    # the terms the probe looked at (the estimate is cached on the game, so this only reads it)
-    seen = product.estimate_nodes_detail(game)[1]
-
-    def call():
-        return kx.explain(model, Xe, value, background, method="product", **options)
-
-    e = call()  # warm-up; and the estimate kx.explain itself used
-    assert math.isclose(e.meta["estimated_seconds"], new["seconds"], rel_tol=1e-12), \
-        (e.meta["estimated_seconds"], new["seconds"])
-    wall, cpu = measure(call, repeat)
-    return dict(d=d, value=value, backend=backend, terms=game.n_terms(), points=points, seen=seen,
-                nodes=nodes, full=math.ceil(d / 2), used_mean=float(np.mean(used)),
-                used_max=int(np.max(used)), old=old_seconds(game), new=new["seconds"], wall=wall,
-                cpu=cpu, chunks=e.meta.get("parallel", {}).get("chunks", 1))
+def measure(size="full", repeat=3, only=None, echo=print) -> list[dict]:
+    """Estimate and best wall time of every route at ``size``; ``echo`` prints each row as it comes."""
+    kx.calibrate()
+    rows = []
+    for case in cases(size):
+        name, estimate, call = _normalise(case)
+        if only and only.lower() not in name.lower():
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = call()  # warm-up (and the estimate the call itself made)
+            best = math.inf
+            for _ in range(repeat):
+                start = time.perf_counter()
+                call()
+                best = min(best, time.perf_counter() - start)
+        if estimate is None:
+            estimate = out.meta["estimated_seconds"]
+        row = dict(route=name, estimate=float(estimate), time=best, ratio=float(estimate) / best)
+        rows.append(row)
+        if echo:
+            echo(f"{name:<42} {row['estimate']:>10.4f} {row['time']:>10.4f} {row['ratio']:>7.2f}")
+    return rows
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", choices=sorted(SIZES), default="full")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=1.0)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--numba", action="store_true")
+    parser.add_argument("--only", default=None)
     args = parser.parse_args(argv)
-    settings = QUICK if args.quick else SETTINGS
-    seconds = 0.2 if args.quick else args.seconds
-    backends = ["numpy"]
-    if args.numba:
-        product.numba_kernels()  # compile once, before anything is timed
-        backends.append("numba")
-    rate = kx.get_config()["flops_per_second"]
-    print(f"flops_per_second = {rate:.0e}; old: 6 d ceil(d/2) per term; new: d (7 or 17 + 5 q) per term "
-          f"with q the node count estimated from the first terms; about {seconds} s of estimated "
-          f"work per call; best of {args.repeat}")
-    header = (f"{'d':>4} {'value':<20} {'backend':<7} {'terms/pt':>8} {'points':>6} {'probe':>6} "
-              f"{'q est':>5} {'q used mean/max':>15} {'ceil(d/2)':>9} {'old est s':>9} {'new est s':>9} "
-              f"{'wall s':>7} {'cpu s':>7} {'old/wall':>8} {'new/wall':>8} {'new/cpu':>7}")
-    print(header)
-    print("-" * len(header))
-    results = []
-    for d, n, m in settings:
-        rng = np.random.default_rng(d)
-        model, X = make_model(d, n, rng)
-        X_explain = rng.normal(size=(2000, d))
-        background = X[:m]
-        for value, bg in (("functional_baseline", None), ("interventional", background)):
-            for backend in backends:
-                r = row(d, value, model, X_explain, bg, backend, seconds, args.repeat)
-                results.append(r)
-                print(f"{d:>4} {value:<20} {backend:<7} {r['terms']:>8} {r['points']:>6} {r['seen']:>6} "
-                      f"{r['nodes']:>5} {r['used_mean']:>10.1f}/{r['used_max']:<4} {r['full']:>9} "
-                      f"{r['old']:>9.3g} {r['new']:>9.3g} {r['wall']:>7.3f} {r['cpu']:>7.3f} "
-                      f"{r['old'] / r['wall']:>8.1f} {r['new'] / r['wall']:>8.2f} "
-                      f"{r['new'] / r['cpu']:>7.2f}", flush=True)
-    ratios = np.array([[r["new"] / r["wall"], r["new"] / r["cpu"]] for r in results])
-    print(f"new estimate / measured: wall {ratios[:, 0].min():.2f}..{ratios[:, 0].max():.2f}, "
-          f"CPU {ratios[:, 1].min():.2f}..{ratios[:, 1].max():.2f} (target: 0.5..3)")
-    worst = max(results, key=lambda r: r["nodes"] / r["used_mean"])
-    print(f"node estimate / mean used: largest {worst['nodes'] / worst['used_mean']:.2f} "
-          f"(d = {worst['d']}, {worst['value']}); below 1 anywhere: "
-          f"{[(r['d'], r['value']) for r in results if r['nodes'] < r['used_mean']] or 'no'}")
-    return results
+    rates = kx.calibrate()
+    print(f"rates: elementwise {rates['elementwise_per_second']:.2e}/s, BLAS {rates['blas_flops_per_second']:.2e} "
+          f"flop/s, step {rates['step_seconds'] * 1e6:.1f} us (calibrated in {rates['calibration_seconds']:.3f} s)")
+    print(f"{'route':<42} {'estimate s':>10} {'time s':>10} {'ratio':>7}")
+    rows = measure(args.size, args.repeat, args.only)
+    ratios = np.array([r["ratio"] for r in rows])
+    outside = [r["route"] for r in rows if not 0.5 <= r["ratio"] <= 2.0]
+    print(f"estimate / time: {ratios.min():.2f} .. {ratios.max():.2f}; within 2x either side: "
+          f"{len(rows) - len(outside)} of {len(rows)}" + (f"; outside: {', '.join(outside)}" if outside else ""))
+    return rows
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ array([ 2.,  5., 35.])
 """
 
 from . import _aliases, estimators, functionals, games, kernels, models, uncertainty, values
+from ._calibration import calibrate
 from ._config import config_context, get_config, set_config
 from .estimators import product, shapley
 from .estimators.shapley import available_methods, estimate_cost, shapley_values
@@ -77,6 +78,7 @@ __all__ = [
     "available_methods",
     "estimate_cost",
     "config_context",
+    "calibrate",
     "get_config",
     "set_config",
     "estimators",

@@ -19,10 +19,12 @@ progress : {"auto", True, False}
     ``progress_after`` seconds.
 progress_after : float
     Seconds of estimated work above which "auto" shows a progress bar (default 2).
-flops_per_second : float
-    The rate used to turn cost models (floating-point operations) into
-    seconds. The default, 1e9, is a deliberately modest figure for numpy on one
-    core; estimates are meant to be right within a small factor.
+flops_per_second : float or None
+    None (the default): cost estimates price each kind of work at the rate
+    measured on this machine (:func:`kernelxai.calibrate`: elementwise passes,
+    dense linear algebra, Python-level steps; model calls are timed on a probe
+    of the model). A number overrides the calibration: every operation is priced
+    at that one rate (the same estimate on every machine).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ _DEFAULTS = {
     "max_cost": 1800.0,
     "progress": "auto",
     "progress_after": 2.0,
-    "flops_per_second": 1e9,
+    "flops_per_second": None,
 }
 
 _global = dict(_DEFAULTS)
@@ -72,18 +74,71 @@ def _check(key, value):
         if value not in ("auto", True, False):
             raise ValueError(f"progress must be 'auto', True or False; got {value!r}")
         return value
+    if key == "flops_per_second" and value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
         raise ValueError(f"{key} must be a positive number; got {value!r}")
     return float(value)
 
 
 def get_config() -> dict[str, Any]:
-    """The settings in force in this thread (a copy)."""
+    """The settings in force in this thread (a copy).
+
+    Returns
+    -------
+    dict
+        A new dict with the keys ``max_memory``, ``max_cost``, ``progress``,
+        ``progress_after`` and ``flops_per_second`` (see the module's Keys).
+        Changing it changes nothing: use :func:`set_config` or
+        :func:`config_context`.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> config = kx.get_config()
+    >>> sorted(config)
+    ['flops_per_second', 'max_cost', 'max_memory', 'progress', 'progress_after']
+    >>> config["max_memory"] = 1  # a copy: the setting in force is unchanged
+    >>> kx.get_config()["max_memory"] > 1
+    True
+    """
     return dict(_current())
 
 
 def set_config(**settings) -> None:
-    """Change settings for this thread and for threads started afterwards."""
+    """Change settings for this thread and for threads started afterwards.
+
+    The change lasts until the next call; to change a setting for a block of
+    code only, use :func:`config_context`.
+
+    Parameters
+    ----------
+    **settings
+        Keys and new values: ``max_memory`` (int bytes, at least 65536),
+        ``max_cost`` (positive seconds, or None never to refuse), ``progress``
+        ("auto", True or False), ``progress_after`` (positive seconds) and
+        ``flops_per_second`` (a positive rate, or None for the rates measured on
+        this machine). Keys not given keep their value.
+
+    Raises
+    ------
+    ValueError
+        For an unknown key or a value out of range; then nothing is changed.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> before = kx.get_config()["progress"]
+    >>> kx.set_config(progress=False)
+    >>> kx.get_config()["progress"]
+    False
+    >>> kx.set_config(progress=before)
+    >>> try:
+    ...     kx.set_config(max_cost=-1)
+    ... except ValueError as error:
+    ...     print(error)
+    max_cost must be a positive number of seconds or None; got -1
+    """
     checked = {k: _check(k, v) for k, v in settings.items()}
     _global.update(checked)
     _current().update(checked)
@@ -92,6 +147,25 @@ def set_config(**settings) -> None:
 @contextlib.contextmanager
 def config_context(**settings) -> Iterator[dict[str, Any]]:
     """Settings for the duration of a ``with`` block (this thread only).
+
+    On leaving the block, by the end or by an exception, this thread's settings
+    are restored as they were on entering it.
+
+    Parameters
+    ----------
+    **settings
+        Keys and values as for :func:`set_config`: ``max_memory``, ``max_cost``,
+        ``progress``, ``progress_after``, ``flops_per_second``.
+
+    Yields
+    ------
+    dict
+        A copy of the settings in force inside the block.
+
+    Raises
+    ------
+    ValueError
+        For an unknown key or a value out of range, before the block runs.
 
     Examples
     --------

@@ -114,7 +114,38 @@ def _directory(text):
 
 
 def main(argv=None) -> int:
-    """``python -m kernelxai.check``: see the module docstring. Returns the exit status."""
+    """``python -m kernelxai.check``: see the module docstring. Returns the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 when every notebook ran and matches its baseline, 1 otherwise (each failure is
+        printed, with where the report is), 2 when the run was refused before it started (no
+        notebooks extra, no notebooks, an unknown notebook or parameter: one line on stderr).
+
+    Raises
+    ------
+    SystemExit
+        With status 2 and one line on stderr for an option argparse refuses: an unknown
+        option (with a close one suggested), a ``--timeout`` that is not a positive whole
+        number, an ``--output`` that is or lies under a file.
+
+    Examples
+    --------
+    >>> from kernelxai.check import main
+    >>> main(["--only", "no-such-notebook"])  # refused before anything runs
+    2
+    >>> try:
+    ...     main(["--timeout", "-5"])
+    ... except SystemExit as exit:
+    ...     print(exit.code)
+    2
+    """
     ap = _OneLineParser(
         prog="python -m kernelxai.check",
         description="Run kernelxai's notebooks with papermill, compare their key numbers with the recorded "

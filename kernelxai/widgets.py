@@ -86,6 +86,34 @@ def show_figures(output, draw) -> Any:
 
     A return value that is not a matplotlib object (a DataFrame, say) is shown
     after the figures. Returns what ``draw`` returned.
+
+    Parameters
+    ----------
+    output : ipywidgets.Output
+        Where the figures go, each as a PNG image; its previous contents are removed.
+    draw : callable
+        Called without arguments; draws with matplotlib (without ``plt.show()``). The
+        figures it opens are closed once they are in ``output``.
+
+    Returns
+    -------
+    object
+        What ``draw`` returned (an exception it raises propagates; the figures it opened
+        stay open).
+
+    Examples
+    --------
+    >>> import ipywidgets
+    >>> import matplotlib.pyplot as plt
+    >>> from kernelxai.widgets import show_figures
+    >>> def draw():
+    ...     fig, ax = plt.subplots(figsize=(2, 1))
+    ...     return "a caption"
+    >>> output = ipywidgets.Output()
+    >>> show_figures(output, draw)
+    'a caption'
+    >>> [sorted(item["data"]) for item in output.outputs]  # the figure, then the caption
+    [['image/png', 'text/plain'], ['text/plain']]
     """
     import matplotlib.pyplot as plt
     from matplotlib.artist import Artist
@@ -114,7 +142,37 @@ def interact(function, **controls) -> ipywidgets.VBox:
     cell runs headless under papermill and Voila without stalling. Errors of
     ``function`` (ValueError/TypeError) are shown as a message.
 
-    Returns the VBox of controls and output (displayed when last in a cell).
+    Parameters
+    ----------
+    function : callable
+        Called with one keyword per control, the control's value; draws with matplotlib
+        (without ``plt.show()``) or returns something to display.
+    **controls
+        One control per keyword of ``function``: a widget, or an abbreviation as
+        ``ipywidgets.interact`` reads it. A control without a description is labelled
+        with its keyword.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The controls, a status line (HTML, the error message if any) and the output
+        (displayed when last in a cell). ``function`` has been drawn once.
+
+    Raises
+    ------
+    ValueError
+        When no control can be made for an abbreviation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.widgets import interact
+    >>> def draw(weight):
+    ...     kx.plots.bar(kx.Explanation(np.array([weight, -1.0])), title=f"weight {weight}")
+    >>> box = interact(draw, weight=(0.0, 2.0))
+    >>> [type(child).__name__ for child in box.children], len(box.children[-1].outputs)
+    (['FloatSlider', 'HTML', 'Output'], 1)
     """
     import ipywidgets as W
     import matplotlib.pyplot as plt
@@ -174,13 +232,42 @@ class ExplanationExplorer:
         Estimators offered.
     n_players : int
         Used to check budgets before computing.
+    n_instances : int
+        Number of explained instances: the ``instance`` slider runs over 0..n_instances-1.
     budget : int
         Initial budget of sampled methods, in game evaluations; checked
         against the estimator's ``min_budget(n_players)`` before computing.
-    instance_names : sequence of str, optional
+    seed : int, default 0
+        Initial seed of sampled methods.
+    max_display : int, default 10
+        Features shown in the waterfall and the beeswarm.
 
     The waterfall shows the chosen instance (with interval bars when the
     method provides them); the beeswarm shows all instances.
+
+    Attributes
+    ----------
+    widget : ipywidgets.VBox
+        The controls, the status line and the output (what a notebook displays).
+    value, method, budget, seed, instance : ipywidgets controls
+        The settings; changing one redraws (from the cache when already computed).
+    status : ipywidgets.HTML
+        A description of the explanation, or the error message of bad settings.
+    output : ipywidgets.Output
+        The figure.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.widgets import ExplanationExplorer
+    >>> def compute(value, method, budget, seed):
+    ...     return kx.Explanation(np.array([[0.5, -0.2, 0.1], [0.3, 0.4, -0.1]]), base_values=1.0)
+    >>> explorer = ExplanationExplorer(compute, ["interventional"], ["exact"], n_players=3, n_instances=2)
+    >>> type(explorer.widget).__name__, len(explorer.output.outputs), explorer.instance.max
+    ('VBox', 1, 1)
+    >>> explorer.settings()
+    {'value': 'interventional', 'method': 'exact', 'budget': None, 'seed': None}
     """
 
     def __init__(self, compute: Callable[..., Explanation], values: Sequence[str],
@@ -290,6 +377,54 @@ def explore(model, X, *, background=None, values=("interventional", "observation
     caches the result; sampled methods get ``budget=`` (game evaluations) and
     ``seed=``. ``value_options`` maps a value-function name to extra
     keywords for it (e.g. ``{"observational": {"eta": 1e-3}}``).
+
+    Parameters
+    ----------
+    model : fitted model
+        Anything :func:`kernelxai.explain` explains.
+    X : array (n, d) or DataFrame
+        The points to explain; the ``instance`` slider picks one.
+    background : array (m, d), optional
+        Passed to :func:`kernelxai.explain` (not for ``"functional_baseline"``, which takes
+        none); default the value function's own.
+    values : sequence of str, default ("interventional", "observational")
+        Registered value-function names offered.
+    methods : sequence of str, default ("auto", "exact", "kernel", "permutation")
+        Estimators offered.
+    budget : int, default 200
+        Initial budget of sampled methods, in game evaluations.
+    seed : int, default 0
+        Initial seed of sampled methods.
+    value_options : dict, optional
+        Value-function name -> keywords for it.
+    **explorer_options
+        Further keywords of :class:`ExplanationExplorer` (``max_display``).
+
+    Returns
+    -------
+    ExplanationExplorer
+        Already drawn for the first value function and method.
+
+    Raises
+    ------
+    ValueError
+        When a name in ``values`` is not a registered value function.
+
+    Examples
+    --------
+    A budget below the estimator's minimum is reported under the controls:
+
+    >>> import numpy as np
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> from kernelxai.widgets import explore
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> explorer = explore(model, X[:2], values=["interventional"], methods=["exact", "permutation"], budget=2)
+    >>> len(explorer.output.outputs), "method: exact" in explorer.status.value
+    (1, True)
+    >>> explorer.method.value = "permutation"
+    >>> "use at least 6" in explorer.status.value, len(explorer.output.outputs)
+    (True, 0)
     """
     unknown = [v for v in values if v not in registered()]
     if unknown:
@@ -330,6 +465,33 @@ class ParameterExplorer:
         Initial value (default: the first option).
     precompute : bool
         Compute every option up front (the slider is then instant).
+
+    Attributes
+    ----------
+    widget : ipywidgets.VBox
+        The slider, a status line and the output (what a notebook displays).
+    slider : ipywidgets.SelectionSlider
+        The parameter; moving it redraws.
+
+    Raises
+    ------
+    ValueError
+        When ``options`` is empty.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> from kernelxai.widgets import ParameterExplorer
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> def compute(alpha):
+    ...     return kx.explain(KernelRidge(kernel="rbf", alpha=alpha).fit(X, X[:, 0]), X[:5])
+    >>> def render(expl, alpha):
+    ...     kx.plots.bar(expl, title=f"alpha = {alpha}")
+    >>> explorer = ParameterExplorer(compute, render, "alpha", [0.01, 0.1, 1.0])
+    >>> len(explorer.output.outputs), explorer.result(1.0).values.shape
+    (1, (5, 3))
     """
 
     def __init__(self, compute, render, name, options, value=None, precompute=False):
@@ -413,6 +575,25 @@ def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2,
         noise)`` (the Explanation of that row, one instance) and ``draw(point,
         noise)`` (the figure) are cached per setting and usable without the
         widget.
+
+    Raises
+    ------
+    ValueError
+        When ``X`` is not 2-D with at least 2 rows, ``y`` does not have one entry per
+        row, either is not finite, ``feature_names`` has the wrong length, or
+        ``noise_levels`` is empty or holds a value that is not a positive number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.widgets import gp_explorer
+    >>> X = np.random.default_rng(0).normal(size=(8, 3))
+    >>> box = gp_explorer(X, X[:, 0] + X[:, 1] * X[:, 2], noise_levels=(0.01, 0.1))
+    >>> [type(child).__name__ for child in box.children]
+    ['IntSlider', 'SelectionSlider', 'HTML', 'Output']
+    >>> expl = box.explanation(point=0, noise=0.1)  # without the widget
+    >>> expl.values.shape, expl.covariance.shape
+    ((3,), (3, 3))
     """
     import ipywidgets as W
     from sklearn.gaussian_process import GaussianProcessRegressor

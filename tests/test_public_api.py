@@ -23,7 +23,8 @@ import kernelxai as kx
 KX_ALL = [
     "Explanation", "Game", "TabularGame", "FunctionGame", "ProductGame", "GroupedGame", "shapley_values",
     "explain", "explain_mmd", "explain_gp", "ShapleyPrior", "explain_hsic", "available_methods",
-    "estimate_cost", "config_context", "get_config", "set_config", "estimators", "regularised", "background",
+    "estimate_cost", "config_context", "calibrate", "get_config", "set_config", "estimators", "regularised",
+    "background",
     "save_results", "games", "kernels", "models", "values", "plots", "shapley", "product", "widgets",
     "uncertainty", "regression", "functionals", "explain_r2", "shapley_interactions", "explain_interactions",
     "exercises",

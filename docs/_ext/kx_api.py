@@ -16,9 +16,8 @@ import shutil
 import types
 from pathlib import Path
 
+from kx_names import api_sections
 from sphinx.pycode import ModuleAnalyzer
-
-from kernelxai.workbench.api_names import api_sections
 
 
 def _sections() -> list[tuple[str, types.ModuleType, list[str]]]:

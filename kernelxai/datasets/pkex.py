@@ -46,11 +46,39 @@ def linear_regression(n=1000, d=10, noise=0.1, seed=None) -> tuple[np.ndarray, n
     The paper does not give beta; here beta_j ~ N(0, 1), drawn from the same
     generator after X.
 
+    Parameters
+    ----------
+    n : int, default 1000
+        Number of rows, at least 2.
+    d : int, default 10
+        Number of features, at least 1.
+    noise : float, default 0.1
+        Standard deviation of the Gaussian noise added to ``X beta``.
+    seed : None, int or numpy.random.Generator, optional
+        Source of randomness.
+
     Returns
     -------
     X : ndarray (n, d)
     y : ndarray (n,)
     beta : ndarray (d,)
+
+    Raises
+    ------
+    ValueError
+        If ``n < 2`` or ``d < 1``.
+    TypeError
+        If ``seed`` is not None, an int or a Generator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.datasets import pkex
+    >>> X, y, beta = pkex.linear_regression(n=5, d=3, seed=0)
+    >>> X.shape, y.shape, beta.shape
+    ((5, 3), (5,), (3,))
+    >>> bool(np.abs(y - X @ beta).max() < 0.5)   # only the noise, sd 0.1, is left
+    True
     """
     n = check_positive_int(n, "n", minimum=2)
     d = check_positive_int(d, "d")
@@ -79,12 +107,41 @@ def active_features(n=1000, d=50, n_active=17, target="poly5",
     y = sum_{i in S} sum_{k=1}^p c_ik x_i^k with c_ik ~ N(0, 1). The target is
     returned unstandardised.
 
+    Parameters
+    ----------
+    n : int, default 1000
+        Number of rows, at least 2.
+    d : int, default 50
+        Number of features, at least 2.
+    n_active : int, default 17
+        Number of active features (the first ones), from 1 to ``d``.
+    target : {"poly5", "poly10", "sqexp"}, default "poly5"
+        The degree-5 or degree-10 polynomial, or ``exp(sum_{i in S} x_i^2)``.
+    seed : None, int or numpy.random.Generator, optional
+        Source of randomness (inputs, then polynomial coefficients).
+
     Returns
     -------
     X : ndarray (n, d)
     y : ndarray (n,)
     active : ndarray of int
         The indices of the active features (0 .. n_active-1).
+
+    Raises
+    ------
+    ValueError
+        If ``n``, ``d`` or ``n_active`` is too small, ``n_active > d``, or
+        ``target`` is not one of the three names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.datasets import pkex
+    >>> X, y, active = pkex.active_features(n=6, d=4, n_active=2, target="sqexp", seed=0)
+    >>> X.shape, active
+    ((6, 4), array([0, 1]))
+    >>> bool(np.allclose(y, np.exp((X[:, :2] ** 2).sum(axis=1))))   # features 2 and 3 play no part
+    True
     """
     n = check_positive_int(n, "n", minimum=2)
     d = check_positive_int(d, "d", minimum=2)
@@ -124,10 +181,44 @@ def two_sample(n=1000, m=1000, d_same=10, d_diff=10, df=3.0, match_covariance=Fa
     harder problem, where only higher moments and dependence remain. With
     ``equal=True`` Z is drawn like X (the control of App. H.3).
 
+    Parameters
+    ----------
+    n, m : int, default 1000
+        Rows of X and of Z, each at least 2.
+    d_same : int, default 10
+        Features distributed alike in both samples (the first ones), >= 0.
+    d_diff : int, default 10
+        Features whose distribution differs (the last ones), >= 0.
+    df : float, default 3.0
+        Degrees of freedom of the Student t part; must exceed 2.
+    match_covariance : bool, default False
+        Rescale the t part to covariance I.
+    equal : bool, default False
+        Draw Z like X (no difference at all).
+    seed : None, int or numpy.random.Generator, optional
+        Source of randomness.
+
     Returns
     -------
     X : ndarray (n, d_same + d_diff)
     Z : ndarray (m, d_same + d_diff)
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``m`` is below 2, ``d_same`` or ``d_diff`` is negative,
+        there is no feature at all, or ``df <= 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.datasets import pkex
+    >>> X, Z = pkex.two_sample(n=5, m=4, d_same=2, d_diff=1, seed=0)
+    >>> X.shape, Z.shape
+    ((5, 3), (4, 3))
+    >>> X, Z = pkex.two_sample(n=2000, m=2000, d_same=1, d_diff=1, seed=0)
+    >>> np.round(Z.var(axis=0), 1)   # the t part (df = 3) has variance 3
+    array([1. , 2.5])
     """
     n = check_positive_int(n, "n", minimum=2)
     m = check_positive_int(m, "m", minimum=2)
@@ -156,6 +247,18 @@ def diabetes_by_sex() -> tuple[pd.DataFrame, pd.DataFrame]:
         The nine remaining features for the two values of ``sex``
         (``group_a`` the smaller code). The data are scikit-learn's
         mean-centred, scaled version; the sex codes are not labelled there.
+
+    Raises
+    ------
+    ValueError
+        If the ``sex`` column of the data does not hold exactly two codes.
+
+    Examples
+    --------
+    >>> from kernelxai.datasets import pkex
+    >>> group_a, group_b = pkex.diabetes_by_sex()
+    >>> group_a.shape, group_b.shape, list(group_a.columns[:3])
+    ((235, 9), (207, 9), ['age', 'bmi', 'bp'])
     """
     from sklearn.datasets import load_diabetes
 
@@ -213,11 +316,26 @@ def load_selection_data(name) -> tuple[pd.DataFrame, pd.Series, str]:
 
     Raises
     ------
+    ValueError
+        If ``name`` is not a key of :data:`SELECTION_DATASETS`.
     DatasetUnavailable
         (the class of :mod:`kernelxai.datasets.real`) When the set is neither
         bundled with scikit-learn nor in the cache (``$KERNELXAI_DATA``,
         default ``~/.cache/kernelxai``) and cannot be downloaded -- no other
-        data set is substituted.
+        data set is substituted. Always for the sets without a verified source
+        (``"breast_cancer_regression"``, ``"skillcraft"``, ``"sml"``, ``"parkinson"``).
+
+    Examples
+    --------
+    >>> from kernelxai.datasets import pkex
+    >>> X, y, task = pkex.load_selection_data("wine")
+    >>> X.shape, task, y.value_counts().sort_index().tolist()
+    ((178, 13), 'classification', [59, 71, 48])
+    >>> try:
+    ...     pkex.load_selection_data("skillcraft")
+    ... except pkex.DatasetUnavailable as err:
+    ...     print(err)
+    'skillcraft' (PKeX Table 1) is not bundled with scikit-learn ... not replaced
     """
     if name not in SELECTION_DATASETS:
         raise ValueError(f"unknown data set {name!r}; accepted: {', '.join(map(repr, SELECTION_DATASETS))}")

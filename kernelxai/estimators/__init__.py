@@ -62,9 +62,32 @@ def choose(game, options=None) -> tuple[Estimator, str]:
     product games), the one with the lowest estimated cost; if none applies,
     KernelSHAP with its default budget.
 
+    Parameters
+    ----------
+    game : Game
+        The game to explain.
+    options : dict, optional
+        The options of the call (``budget``, ``max_elements``, ...). Each
+        candidate sees only the options it accepts; one whose options do not
+        pass its checks is left out.
+
     Returns
     -------
     (Estimator, str)
+        The chosen estimator, and the reason (the cost estimates compared,
+        or why none of the exact routes applies).
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai.estimators import choose
+    >>> product = kx.ProductGame([[0.5, 0.8, 0.9]], [[1.0, 1.0, 1.0]], [2.0])
+    >>> est, why = choose(product)
+    >>> est.name, why.startswith("cheapest exact route")
+    ('product', True)
+    >>> est, why = choose(kx.FunctionGame(lambda Z: Z.sum(axis=1), 20))
+    >>> est.name, why
+    ('kernel', 'no exact route is affordable for 20 players and this game; KernelSHAP with sampled coalitions')
     """
     options = dict(options or {})
     candidates = []
@@ -76,7 +99,7 @@ def choose(game, options=None) -> tuple[Estimator, str]:
                                             if k in est.accepted_options()})
         except InvalidOptionError:
             continue
-        candidates.append((est.cost(game, resolved).flops, est.name, est))
+        candidates.append((est.cost(game, resolved).ops, est.name, est))
     if candidates:
         candidates.sort(key=lambda c: (c[0], c[1]))
         best = candidates[0]

@@ -33,6 +33,29 @@ def coalition_second_moment(d) -> np.ndarray:
     The diagonal is E[s]/d = 1/2, every off-diagonal entry E[s(s-1)]/(d(d-1)).
     Bayesian SHAP's default prior precision is this matrix: the information
     about phi carried by one coalition drawn from the kernel.
+
+    Parameters
+    ----------
+    d : int
+        Number of players, at least 2.
+
+    Returns
+    -------
+    ndarray (d, d)
+        Symmetric, with 1/2 on the diagonal.
+
+    Raises
+    ------
+    ValueError
+        ``d`` is not an integer >= 2.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> kx.uncertainty.coalition_second_moment(3).round(4)   # off-diagonal E[s(s-1)] / 6 = 1/6
+    array([[0.5   , 0.1667, 0.1667],
+           [0.1667, 0.5   , 0.1667],
+           [0.1667, 0.1667, 0.5   ]])
     """
     d = check_positive_int(d, "number of players", minimum=2)
     s, p = coalition_size_distribution(d)
@@ -52,9 +75,27 @@ class BayesPosterior:
         phi | sigma^2 ~ N(mean, sigma^2 V) (shared by all columns).
     s2 : ndarray (n,)
         Posterior scale of sigma^2: sigma^2 ~ scaled-Inv-chi^2(dof, s2).
-    dof : int
+    dof : float
         Degrees of freedom of the Student-t marginals.
     n_obs : int
+        Observations the posterior is conditioned on (the rows of Z, plus one
+        for an exact constraint).
+
+    The constructor takes these five, in this order; the posterior is made by
+    :func:`bayes_linear_posterior`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.normal(size=(40, 2))
+    >>> post = kx.uncertainty.bayes_linear_posterior(Z, Z @ [1.0, -2.0] + 0.1 * rng.normal(size=40))
+    >>> post.mean.shape, post.V.shape, post.dof, post.n_obs
+    ((2, 1), (2, 2), 40.0, 40)
+    >>> lower, upper = post.interval(0.95)                 # Student-t credible intervals
+    >>> lower.ravel().round(2), upper.ravel().round(2)
+    (array([ 0.84, -2.06]), array([ 1.07, -1.82]))
     """
 
     def __init__(self, mean, V, s2, dof, n_obs):
@@ -106,6 +147,28 @@ def bayes_linear_posterior(Z, y, weights=None, prior_precision=None, *, constrai
     Returns
     -------
     BayesPosterior
+        Posterior mean (p, n), V (p, p), scale s^2 (n,) and degrees of freedom.
+
+    Raises
+    ------
+    ValueError
+        ``y`` has not the rows of ``Z``; ``weights`` are not N finite positive
+        numbers; ``prior_precision`` is not (p, p); or Z^T W Z + Lambda0 is not
+        positive definite (the coalitions do not identify every coefficient
+        and the prior is too weak).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.normal(size=(40, 2))
+    >>> y = Z @ [1.0, -2.0] + 0.1 * rng.normal(size=40)
+    >>> kx.uncertainty.bayes_linear_posterior(Z, y).mean.ravel().round(3)
+    array([ 0.954, -1.939])
+    >>> post = kx.uncertainty.bayes_linear_posterior(Z, y, constraint=([1.0, 1.0], -1.0))  # sum(phi) = -1 exactly
+    >>> post.mean.ravel().round(3), post.dof
+    (array([ 0.946, -1.946]), 41.0)
     """
     Z = np.asarray(Z, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -179,6 +242,30 @@ def perturbations_to_go(widths, target_width, n_current) -> np.ndarray | np.int6
     write 4 s^2 / (pi-bar (W/z)^2), the same rule for an orthogonal design of
     unit-weight coalitions; this version uses the current posterior and so
     accounts for the actual design.)
+
+    Parameters
+    ----------
+    widths : array (d,) or (d, n)
+        Current interval widths, players first (one column per instance).
+    target_width : float
+        The widest interval wanted.
+    n_current : int
+        Coalitions the current posterior is based on.
+
+    Returns
+    -------
+    numpy.int64 or ndarray (n,) of int64
+        Further coalitions needed, per instance (0 where every interval is
+        already narrow enough; ``MAX_FORECAST`` when unreachable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> int(kx.uncertainty.perturbations_to_go([0.2, 0.1], 0.1, 100))   # 100 * 2**2 - 100
+    300
+    >>> kx.uncertainty.perturbations_to_go([[0.2, 0.05], [0.1, 0.04]], 0.1, 100)   # two instances
+    array([300,   0])
     """
     widest = np.max(np.asarray(widths, dtype=float), axis=0)   # the widest player, per instance
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -263,8 +350,9 @@ class BayesSHAP(Estimator):
                 N = options["max_samples"] or max(N, 100_000)
         rounds = (1 if options["target_width"] is None and not options["focused"]
                   else max(1, int(math.log2(max(N, 2)))))
-        flops = game.evaluation_flops(N + 2) + rounds * (2.0 * N * d * d + N * n * d)
-        return Cost(flops, 8.0 * N * (n + d), N + 2, f"up to {N} coalitions x {n} instance(s)")
+        flops = rounds * (2.0 * N * d * d + N * n * d)
+        return Cost.of(game.evaluation_work(N + 2), 8.0 * N * (n + d), N + 2,
+                       f"up to {N} coalitions x {n} instance(s)", flops=flops)
 
     def run(self, game, rng, options) -> EstimatorResult:
         d = game.n_players

@@ -153,6 +153,40 @@ def t_interval(samples, level=0.95, axis=0) -> tuple[np.ndarray | float, np.ndar
 
     Valid for i.i.d. unbiased per-sample estimates (permutation samples,
     single-reference games); the t quantile has K-1 degrees of freedom.
+
+    Parameters
+    ----------
+    samples : array_like
+        K independent estimates along ``axis`` (K >= 2); any other axes are
+        kept (e.g. (K, n, d) gives results of shape (n, d)).
+    level : float, default 0.95
+        Level of the two-sided interval, strictly between 0 and 1.
+    axis : int, default 0
+        The axis of the samples.
+
+    Returns
+    -------
+    mean, stderr, lower, upper : ndarray or float
+        The sample mean, its standard error, and the interval bounds
+        mean -+ t_{K-1}((1 + level)/2) stderr; shaped as ``samples``
+        without ``axis`` (numpy scalars for 1-D samples).
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 samples along ``axis``, or ``level`` not in (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.estimators import t_interval
+    >>> mean, se, lo, hi = t_interval(np.array([1.0, 2.0, 3.0, 4.0]))
+    >>> float(mean), round(float(se), 4), round(float(lo), 4), round(float(hi), 4)
+    (2.5, 0.6455, 0.4457, 4.5543)
+    >>> per_player = np.array([[1.0, 2.0], [3.0, 5.0], [2.0, 4.0]])   # 3 samples, 2 players
+    >>> mean, se, lo, hi = t_interval(per_player, level=0.9)
+    >>> np.round(lo, 4), np.round(hi, 4)
+    (array([0.3141, 1.0915]), array([3.6859, 6.2419]))
     """
     level = check_level(level)
     samples = np.asarray(samples, dtype=float)

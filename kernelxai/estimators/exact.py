@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..games import MAX_ENUMERATION_PLAYERS, bitmasks_to_coalitions, shapley_weights
@@ -42,10 +44,10 @@ class Exact(Estimator):
     def cost(self, game, options) -> Cost:
         d, n = game.n_players, game.n_instances or 1
         m = 2.0**d
-        flops = game.evaluation_flops(2**d) + 2.0 * m * n * d
         step = max(1, block_elements(options["max_elements"]) // max(n + d, 1))
         memory = 8.0 * min(m, step) * (n + d)
-        return Cost(flops, memory, 2**d, f"2**{d} coalitions x {n} instance(s)")
+        return Cost.of(game.evaluation_work(2**d), memory, 2**d, f"2**{d} coalitions x {n} instance(s)",
+                       flops=2.0 * m * n * d, steps=math.ceil(m / step))
 
     def advice(self, game, options) -> list[str]:
         return ["a sampled estimator (method='kernel' or 'permutation' with budget=...)",

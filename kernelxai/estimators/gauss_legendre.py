@@ -113,10 +113,30 @@ def gauss_legendre_01(q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     P_q(cos theta) in extended precision, and both t and 1 - t are returned,
     each computed without cancellation (t = cos^2(theta/2), 1-t = sin^2(theta/2)).
 
+    Parameters
+    ----------
+    q : int
+        Number of nodes, at least 1.
+
     Returns
     -------
     t, one_minus_t, weights : ndarray (q,)
         Integrates polynomials of degree <= 2q - 1 on [0, 1] exactly.
+        Increasing nodes; read-only arrays (cached per ``q``).
+
+    Raises
+    ------
+    ValueError
+        ``q`` is less than 1.
+
+    Examples
+    --------
+    >>> from kernelxai.product import gauss_legendre_01
+    >>> t, one_minus_t, w = gauss_legendre_01(3)
+    >>> t.round(6), w.round(6)
+    (array([0.112702, 0.5     , 0.887298]), array([0.277778, 0.444444, 0.277778]))
+    >>> round(float(w @ t**5), 12)         # exact up to degree 5: int_0^1 t^5 dt = 1/6
+    0.166666666667
     """
     q = int(q)
     if q < 1:
@@ -137,6 +157,28 @@ def shapley_weights_exact(d) -> np.ndarray:
     Computed from exact integer binomials, so each weight carries only the
     final rounding (the log-gamma route loses ~d * 1e-16 relative at large d).
     Weights below the double range come out as 0 (d >~ 1030).
+
+    Parameters
+    ----------
+    d : int
+        Number of players, at least 1.
+
+    Returns
+    -------
+    ndarray (d,)
+        mu(0), ..., mu(d-1): the Shapley weight of a coalition of size q
+        without the player. Read-only (cached per ``d``).
+
+    Raises
+    ------
+    ValueError
+        ``d`` is not a positive integer.
+
+    Examples
+    --------
+    >>> from kernelxai.product import shapley_weights_exact
+    >>> shapley_weights_exact(3)          # 1/3, 1/6, 1/3
+    array([0.33333333, 0.16666667, 0.33333333])
     """
     d = check_positive_int(d, "number of players")
     return _shapley_weights_exact(d)
@@ -148,6 +190,26 @@ def leave_one_out_product(F, *, out=None) -> np.ndarray:
     Computed as the total product divided by the own factor, which is as
     accurate as the product itself; rows where a factor is zero or the total
     underflows fall back to prefix x suffix products.
+
+    Parameters
+    ----------
+    F : ndarray (..., d)
+        Factors, float.
+    out : ndarray, optional
+        Where to write the result (shape of ``F``); default a new array.
+
+    Returns
+    -------
+    ndarray (..., d)
+        Entry j is the product of all factors of its row but F[..., j].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.product import leave_one_out_product
+    >>> leave_one_out_product(np.array([[2.0, 3.0, 5.0], [2.0, 0.0, 5.0]]))   # a zero: no division
+    array([[15., 10.,  6.],
+           [ 0., 10.,  0.]])
     """
     total = np.prod(F, axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -159,7 +221,34 @@ def leave_one_out_product(F, *, out=None) -> np.ndarray:
 
 
 def prefix_suffix(G, axis) -> np.ndarray:
-    """prod_{l != j} G[l] along ``axis`` for every j, by exclusive prefix and suffix products (no division)."""
+    """prod_{l != j} G[l] along ``axis`` for every j, by exclusive prefix and suffix products (no division).
+
+    Exact where division is not: zeros, subnormal and huge factors. O(d) per
+    row, in two cumulative products.
+
+    Parameters
+    ----------
+    G : ndarray
+        Factors.
+    axis : int
+        The axis of the d factors.
+
+    Returns
+    -------
+    ndarray
+        Shaped as ``G``: entry j along ``axis`` is the product of the others.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.product import prefix_suffix
+    >>> prefix_suffix(np.array([2.0, 3.0, 5.0]), axis=0)
+    array([15., 10.,  6.])
+    >>> prefix_suffix(np.array([[2.0, 2.0], [0.0, 3.0], [5.0, 4.0]]), axis=0)   # factors along the rows
+    array([[ 0., 12.],
+           [10.,  8.],
+           [ 0.,  6.]])
+    """
     G = np.moveaxis(G, axis, -1)
     prefix = np.ones_like(G)
     suffix = np.ones_like(G)
@@ -199,6 +288,29 @@ def nodes_needed(s1, s2, d, s0=None) -> int:
     these below 2^-53, and never more than ceil(d/2), which is exact whatever
     the factors. Non-finite sums (a factor zero in both states, or a
     negative factor reported as NaN) get ceil(d/2).
+
+    Parameters
+    ----------
+    s1, s2 : float
+        Upper bounds of sum_l |rho_l| and sum_l rho_l^2.
+    d : int
+        Number of players.
+    s0 : float, optional
+        Upper bound of |sum_l rho_l|; sharper when a - c changes sign.
+
+    Returns
+    -------
+    int
+        The node count, in 1..ceil(d/2) (1 when ``s1 == 0``: every factor
+        is constant in t).
+
+    Examples
+    --------
+    >>> from kernelxai.product import nodes_needed
+    >>> nodes_needed(0.5, 0.05, d=100)             # factors close to constant: a few nodes
+    7
+    >>> nodes_needed(20.0, 5.0, d=100), nodes_needed(float("nan"), 0.0, d=100)   # at most ceil(d/2)
+    (29, 50)
     """
     full = max(1, math.ceil(d / 2))
     sums = (s1, s2) if s0 is None else (s0, s1, s2)
@@ -220,6 +332,32 @@ def node_count(A, C, D, d, scratch, scratch2) -> int:
     D = A - C; the sums are taken per term and their largest values used for
     the whole block. The bound needs non-negative factors; otherwise, or when
     any factor is not finite, the block gets ceil(d/2) nodes (exact).
+
+    Parameters
+    ----------
+    A : ndarray (d, M)
+        Present factors, one column per term.
+    C : ndarray (d, M) or None
+        Absent factors; None means all ones.
+    D : ndarray (d, M)
+        A - C (A - 1 when ``C`` is None).
+    d : int
+        Number of players.
+    scratch, scratch2 : ndarray (d, M)
+        Working arrays, overwritten.
+
+    Returns
+    -------
+    int
+        Nodes for the block, in 1..ceil(d/2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.product import node_count
+    >>> A = np.random.default_rng(0).uniform(0.9, 1.0, size=(40, 5))   # 40 players, 5 terms
+    >>> node_count(A, None, A - 1.0, 40, np.empty_like(A), np.empty_like(A))   # ceil(40/2) = 20 would be exact
+    8
     """
     full = max(1, math.ceil(d / 2))
     a_min, a_max = float(A.min()), float(A.max())

@@ -36,6 +36,19 @@ def exact_interactions(game, index, max_elements, progress) -> dict:
         ``values`` (n, d) order-1 terms, ``pairs`` (n, d, d), ``v_empty`` and ``v_full`` (n,),
         ``mass`` (n,) the absolute size of the sums (the scale of the efficiency check) and
         ``budget`` (game evaluations)
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai.explainers.interactions import exact_interactions
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> res = exact_interactions(g, "k-SII", max_elements=None, progress=False)
+    >>> res["values"].round(12), res["budget"]     # order-1 terms of k-SII; 2**3 coalitions
+    (array([[1., 0., 0.]]), 8)
+    >>> res["pairs"][0].round(12)
+    array([[0., 0., 0.],
+           [0., 0., 2.],
+           [0., 2., 0.]])
     """
     d, n = game.n_players, game.n_instances or 1
     tables = CoefficientTables(index, d)

@@ -146,6 +146,26 @@ def interaction_coefficients(coalitions, index="k-SII") -> tuple[np.ndarray, np.
     c1 : ndarray (m, d)
     c2 : ndarray (m, d, d)
         Symmetric, zero diagonal.
+
+    Raises
+    ------
+    ValueError
+        ``coalitions`` is not two-dimensional, or ``index`` is not one of
+        the indices (case-insensitive; "ksii" and "faith-shap" work too).
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai.explainers.interactions import interaction_coefficients
+    >>> Z = kx.games.all_coalitions(3)                  # all 8 coalitions of 3 players
+    >>> v = Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2]           # their worths
+    >>> c1, c2 = interaction_coefficients(Z, "SII")
+    >>> (v @ c1).round(12)                              # SII's order-1 terms: the Shapley values
+    array([1., 1., 1.])
+    >>> (v @ c2.reshape(8, 9)).reshape(3, 3).round(12)  # the pairs: players 1 and 2 interact
+    array([[0., 0., 0.],
+           [0., 0., 2.],
+           [0., 2., 0.]])
     """
     z = np.asarray(coalitions, dtype=bool)
     if z.ndim != 2:

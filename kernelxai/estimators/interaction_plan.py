@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from .._calibration import Work
 from ..games import ProductGame
 from .interaction_product import n_nodes
 from .registry import InvalidOptionError, NotApplicableError
@@ -68,21 +69,21 @@ def applicable_methods(game) -> list[str]:
     return [m for m in METHODS if why_not(m, game) is None]
 
 
-def interaction_cost(method, game, index, budget) -> tuple[float, str]:
-    """Estimated operations of a route on ``game`` and a one-line account of them."""
+def interaction_cost(method, game, index, budget) -> tuple[Work, str]:
+    """Estimated work of a route on ``game``, by kind, and a one-line account of it."""
     d, n = game.n_players, game.n_instances or 1
     if method == "exact":
-        return (game.evaluation_flops(2**d) + 2.0 * 2**d * (d * d + d) * n,
+        return (game.evaluation_work(2**d) + Work(flops=2.0 * 2**d * (d * d + d) * n),
                 f"2**{d} coalitions x {n} instance(s), all pairs")
     if method == "product":
         terms = game.n_terms()
         if terms is None:
-            return 0.0, "unknown number of terms"
+            return Work(), "unknown number of terms"
         Q = n_nodes(d)
         # the pairs are a matrix product (BLAS runs ~10x the configured numpy rate)
         per_term = Q * d * (0.2 * d + 12.0) + (6.0 * d * math.ceil(d / 2) if index != "STII" else 0)
-        return float(terms) * n * per_term, f"{terms} term(s) x {n} instance(s), d = {d}, {Q} nodes"
-    return (game.evaluation_flops(budget) + 2.0 * budget * (d * d + d) * (n + 1),
+        return Work(flops=float(terms) * n * per_term), f"{terms} term(s) x {n} instance(s), d = {d}, {Q} nodes"
+    return (game.evaluation_work(budget) + Work(flops=2.0 * budget * (d * d + d) * (n + 1)),
             f"{budget} game evaluations x {n} instance(s), all pairs")
 
 

@@ -73,6 +73,15 @@ def leave_two_out_product(G) -> np.ndarray:
     Returns
     -------
     ndarray (N, d, d), symmetric with zero diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.explainers.interactions import leave_two_out_product
+    >>> leave_two_out_product(np.array([[2.0, 3.0, 5.0]]))[0]   # [0, 1] is the product without 0 and 1: 5
+    array([[0., 5., 3.],
+           [5., 0., 2.],
+           [3., 2., 0.]])
     """
     G = np.asarray(G, dtype=float)
     N, d = G.shape
@@ -161,6 +170,20 @@ def product_interactions(game, index, max_elements, progress, *, division=True, 
         ``values`` (n, d) order-1 terms, ``pairs`` (n, d, d), ``v_empty`` and ``v_full`` (n,),
         ``mass`` (n,) the absolute size of the sums (the scale of the efficiency check) and
         ``budget`` (game evaluations)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.explainers.interactions import exact_interactions, product_interactions
+    >>> g = kx.ProductGame([[0.5, 0.8, 0.9]], [[1.0, 1.0, 1.0]], [2.0])   # v(S) = 2 prod_{l in S} a_l
+    >>> res = product_interactions(g, "SII", max_elements=None, progress=False)
+    >>> res["pairs"][0].round(6), res["budget"]      # no coalition evaluated
+    (array([[0.  , 0.19, 0.09],
+           [0.19, 0.  , 0.03],
+           [0.09, 0.03, 0.  ]]), 0)
+    >>> bool(np.allclose(res["pairs"], exact_interactions(g, "SII", None, False)["pairs"]))
+    True
     """
     d, n = game.n_players, game.n_instances or 1
     t, s, nodew = node_weights(index, d)

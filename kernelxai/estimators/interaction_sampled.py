@@ -119,6 +119,27 @@ def sampled_interactions(game, index, budget, rng, level, max_elements, progress
         ``budget`` (game evaluations);
         ``stderr``, ``lower``, ``upper`` (n, d) and ``pairs_stderr``, ``pairs_lower``,
         ``pairs_upper`` (n, d, d), and ``meta`` (``n_rounds``, ``exact_sizes``, ``level``)
+
+    Raises
+    ------
+    InvalidOptionError
+        ``budget`` leaves fewer than 2 sampled rounds after the exactly summed
+        sizes (the message gives the smallest budget that works).
+    ValueError
+        ``level`` is not strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.explainers.interactions import sampled_interactions
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2] - Z[:, 3] * Z[:, 4] * Z[:, 5], 6)
+    >>> res = sampled_interactions(g, "k-SII", 40, np.random.default_rng(0), 0.95, None, False)
+    >>> res["budget"], res["meta"]
+    (38, {'n_rounds': 6, 'exact_sizes': [0, 1, 5, 6], 'level': 0.95})
+    >>> total = res["values"].sum() + res["pairs"].sum() / 2    # efficient in every round
+    >>> round(float(total), 9), res["v_full"] - res["v_empty"]
+    (2.0, array([2.]))
     """
     d, n = game.n_players, game.n_instances or 1
     b, drawn, n_exact, per_round = sampling_plan(d, budget)

@@ -108,14 +108,14 @@ class KernelSHAP(Estimator):
     def cost(self, game, options) -> Cost:
         d, n = game.n_players, game.n_instances or 1
         if d == 1:
-            return Cost(game.evaluation_flops(2), 0.0, 2)
+            return Cost.of(game.evaluation_work(2), 0.0, 2)
         _, m = self._plan(game, options)
         kind = _interval_kind(options)
         boot = (options["bootstrap"] or DEFAULT_RESAMPLES) if kind == "percentile" else 0
         sandwich = 6.0 * m * d * (n + d) if kind == "sandwich" else 0.0
-        flops = (game.evaluation_flops(m + 2) + 2.0 * m * d * (d + n) + boot * (m * d * d + n * d * d)
-                 + sandwich)
-        return Cost(flops, 8.0 * m * (n + d), m + 2, f"{m} coalitions x {n} instance(s)")
+        flops = 2.0 * m * d * (d + n) + boot * (m * d * d + n * d * d) + sandwich
+        return Cost.of(game.evaluation_work(m + 2), 8.0 * m * (n + d), m + 2, f"{m} coalitions x {n} instance(s)",
+                       flops=flops)
 
     def advice(self, game, options) -> list[str]:
         return ["a smaller budget=...", "groups of features as players (groups=...)"]

@@ -73,8 +73,8 @@ class Permutation(Estimator):
         d, n = game.n_players, game.n_instances or 1
         m = self.n_orderings(game, options)
         ev = m * (d - 1) + 2
-        return Cost(game.evaluation_flops(ev) + 4.0 * m * n * d, 8.0 * m * n * d, ev,
-                    f"{m} orderings x {d - 1} coalitions x {n} instance(s)")
+        return Cost.of(game.evaluation_work(ev), 8.0 * m * n * d, ev,
+                       f"{m} orderings x {d - 1} coalitions x {n} instance(s)", flops=4.0 * m * n * d)
 
     def advice(self, game, options) -> list[str]:
         return ["a smaller budget=...", "groups of features as players (groups=...)"]

@@ -28,7 +28,27 @@ __all__ = ["PrecisionError", "DEFAULT_TOLERANCE", "psi_stable", "psi_newton", "m
            "precision_message", "check_stable_range"]
 
 class PrecisionError(FloatingPointError):
-    """A route's own error bound says its result would not be accurate."""
+    """A route's own error bound says its result would not be accurate.
+
+    Raised by :func:`~kernelxai.product.product_shapley` (and
+    ``method="stable"`` / ``"newton"`` of :func:`kernelxai.shapley_values`)
+    when the error of a paper's route, measured against the quadrature,
+    exceeds ``tolerance``, or where ``"stable"``'s coefficients would
+    overflow; the message names the route to use instead. A
+    ``FloatingPointError``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.product import PrecisionError, product_shapley
+    >>> a = np.random.default_rng(0).uniform(0.5, 1.0, size=(1, 80))   # 80 players
+    >>> try:
+    ...     product_shapley(kx.ProductGame(a, np.ones_like(a), np.ones(1)), route="newton")
+    ... except PrecisionError as err:
+    ...     print(err)
+    method='newton': Newton's identities (PKeX Alg. 1) lost precision at d = 80: ... Use method='product' ...
+    """
 
 
 #: Largest relative error bound the paper's routes may return (``tolerance``).

@@ -170,6 +170,19 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     error : float
         Only with ``return_bound=True``.
 
+    Raises
+    ------
+    TypeError
+        ``game`` is not a :class:`~kernelxai.games.ProductGame`.
+    ValueError
+        ``route`` or ``backend`` is not one of its choices, or ``n_jobs`` is
+        not a positive integer.
+    PrecisionError
+        ``"stable"`` or ``"newton"`` would return values less accurate than
+        ``tolerance`` (the message names the route to use instead).
+    ImportError
+        ``backend="numba"`` without numba installed.
+
     Notes
     -----
     Cost per instance for R terms: O(R d n) for the quadrature with n <=
@@ -178,6 +191,21 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     paper's routes; memory O(work_elements) per thread. The terms are
     streamed in blocks and no coalition is ever formed; the points of a
     block are integrated together.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.product import product_shapley
+    >>> g = kx.ProductGame([[0.5, 0.8, 0.9]], [[1.0, 1.0, 1.0]], [2.0])   # v(S) = 2 prod_{l in S} a_l
+    >>> values, base = product_shapley(g)
+    >>> values.round(6), base
+    (array([[-0.856667, -0.286667, -0.136667]]), array([2.]))
+    >>> bool(np.allclose(values, kx.shapley_values(g, method="exact").values))
+    True
+    >>> values, base, error = product_shapley(g, route="stable", return_bound=True)
+    >>> bool(error < 1e-12)
+    True
     """
     if not isinstance(game, ProductGame):
         raise TypeError(

@@ -145,6 +145,32 @@ def psi_quadrature(a, c, d) -> np.ndarray:
     needs (at most ceil(d/2)). No BLAS call is made here: this runs on several
     Python threads at once, and concurrent calls into a threaded OpenBLAS are
     not safe everywhere.
+
+    Parameters
+    ----------
+    a : ndarray (M, d)
+        Present factors of M terms.
+    c : ndarray (M, d) or None
+        Absent factors; None means all ones.
+    d : int
+        Number of players.
+
+    Returns
+    -------
+    ndarray (M, d)
+        psi[m, j]; the Shapley value of player j in term m of weight w_m is
+        w_m (a_mj - c_mj) psi[m, j].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.product import psi_quadrature
+    >>> a = np.array([[0.5, 0.8, 0.9]])
+    >>> psi = psi_quadrature(a, None, 3)
+    >>> psi.round(6)                             # psi_0 = int_0^1 (1 - 0.2 t)(1 - 0.1 t) dt
+    array([[0.856667, 0.716667, 0.683333]])
+    >>> (2.0 * (a - 1.0) * psi).round(6)         # the Shapley values of v(S) = 2 prod_{l in S} a_l
+    array([[-0.856667, -0.286667, -0.136667]])
     """
     M = a.shape[0]
     psi = np.empty((M, d))

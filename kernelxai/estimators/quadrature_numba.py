@@ -40,6 +40,36 @@ def numba_kernels() -> dict:
     ``error_model="numpy"`` keeps division free of Python's zero check, which
     would stop vectorisation. The signatures are given, so compilation (a few
     seconds) happens here, once, for inputs of any layout.
+
+    Returns
+    -------
+    dict of str to function
+        The compiled kernels ``"copy"``, ``"sums"`` and ``"quadrature"``
+        (the same dict on every call).
+
+    Raises
+    ------
+    ImportError
+        numba is not installed (the message names the extra ``kernelxai[numba]``).
+
+    Examples
+    --------
+    The numba backend is optional; ``backend="numpy"`` (the default) needs
+    nothing more and gives the same values to rounding:
+
+    >>> import kernelxai as kx
+    >>> from kernelxai.product import BACKENDS, numba_kernels, product_shapley
+    >>> BACKENDS
+    ('numpy', 'numba')
+    >>> g = kx.ProductGame([[0.5, 0.8, 0.9]], [[1.0, 1.0, 1.0]], [2.0])
+    >>> product_shapley(g, backend="numpy")[0].round(6)
+    array([[-0.856667, -0.286667, -0.136667]])
+
+    With numba installed, the kernels compile on first use (a few seconds):
+
+    >>> sorted(numba_kernels())                                    # doctest: +SKIP
+    ['copy', 'quadrature', 'sums']
+    >>> values, base = product_shapley(g, backend="numba")          # doctest: +SKIP
     """
     with _NUMBA_LOCK:
         if not _NUMBA:

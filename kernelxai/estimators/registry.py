@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .._calibration import Work, price
 from .._config import get_config
 from ..games import Game
 
@@ -38,15 +39,60 @@ __all__ = ["Option", "Cost", "EstimatorResult", "Estimator", "register", "get_es
 
 
 class InvalidOptionError(TypeError, ValueError):
-    """An option the estimator does not accept, or a value it cannot take."""
+    """An option the estimator does not accept, or a value it cannot take.
+
+    Raised by :func:`kernelxai.shapley_values` (and the entry points above it)
+    before any work is done. The message lists the options the method accepts
+    and suggests the closest name for a misspelt one. A ``TypeError`` and a
+    ``ValueError``, so either ``except`` clause catches it.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> try:
+    ...     kx.shapley_values(g, method="permutation", n_perms=10, seed=0)
+    ... except kx.estimators.InvalidOptionError as err:
+    ...     print(err)
+    unknown option 'n_perms' for method='permutation'. It accepts: ... did you mean 'n_permutations' for 'n_perms'?
+    """
 
 
 class NotApplicableError(TypeError, ValueError):
-    """The estimator does not apply to this game."""
+    """The estimator does not apply to this game.
+
+    Raised by :func:`kernelxai.shapley_values` when the game lacks what the
+    method requires (e.g. ``method="product"`` on a game without product
+    structure); the message says why and lists the methods that do apply.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> kx.shapley_values(g, method="product")
+    Traceback (most recent call last):
+    ...
+    kernelxai.estimators.registry.NotApplicableError: method='product' (...) does not apply to this game: ...
+    """
 
 
 class CostLimitError(RuntimeError):
-    """The estimated cost is above ``max_cost``; raised before any work is done."""
+    """The estimated cost is above ``max_cost``; raised before any work is done.
+
+    ``max_cost`` is a number of seconds set with ``kx.config_context(max_cost=...)``
+    (None never refuses). The message gives the estimate and what would make
+    the call affordable.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> with kx.config_context(max_cost=1e-12):
+    ...     kx.shapley_values(g)
+    Traceback (most recent call last):
+    ...
+    kernelxai.estimators.registry.CostLimitError: method='exact' would take about ...
+    """
 
 
 # --------------------------------------------------------------------------- #
@@ -59,6 +105,37 @@ class Option:
     ``kind`` is one of ``"int"``, ``"float"``, ``"bool"``, ``"level"`` (a number
     in (0, 1)), ``"choice"`` (one of ``choices``) or ``"any"``. ``None`` is
     always accepted when it is the default.
+
+    Parameters
+    ----------
+    default : object, default None
+        The value used when the option is not given.
+    kind : {"int", "float", "bool", "level", "choice", "any"}, default "any"
+        What values :meth:`check` accepts: an integer >= ``minimum`` (1 if
+        ``minimum`` is None), a finite number > ``minimum`` (any finite number
+        if None), True or False, a number strictly between 0 and 1, one of
+        ``choices``, or anything.
+    minimum : float or None
+        The lower bound of ``"int"`` (inclusive) and ``"float"`` (exclusive) options.
+    choices : tuple
+        The accepted values of a ``"choice"`` option.
+    doc : str
+        One line for listings of the estimator's options.
+    nullable : bool, default False
+        Accept None even when the default is not None.
+
+    Examples
+    --------
+    >>> from kernelxai.estimators import Option
+    >>> budget = Option(None, "int", 3, doc="game evaluations")
+    >>> budget.describe()
+    'an integer >= 3'
+    >>> budget.check("budget", 100, method="kernel")
+    100
+    >>> budget.check("budget", 2, method="kernel")
+    Traceback (most recent call last):
+    ...
+    kernelxai.estimators.registry.InvalidOptionError: option budget=2 of method='kernel' must be an integer >= 3
     """
 
     default: object = None
@@ -120,23 +197,81 @@ COMMON_OPTIONS = {
 # --------------------------------------------------------------------------- #
 @dataclass
 class Cost:
-    """Estimated work of one call: floating-point operations, peak bytes, game evaluations."""
+    """Estimated work of one call, by kind, with its peak memory and game evaluations.
+
+    The kinds are those of :class:`kernelxai._calibration.Work`, each priced at its own rate
+    measured on this machine (:func:`kernelxai.calibrate`).
+
+    Parameters
+    ----------
+    flops : float
+        Elementwise operations.
+    memory : float
+        Peak bytes.
+    evaluations : int or None
+        Game evaluations (coalitions).
+    detail : str
+        What the work is, in words (for messages).
+    blas_flops : float
+        Operations of dense linear algebra (matrix products, Cholesky factorisations, solves).
+    steps : float
+        Python-level steps (blocks, coalitions of a loop in Python).
+    model_seconds : float
+        Seconds of model calls, timed on a probe of the model.
+
+    Examples
+    --------
+    Every estimator's :meth:`Estimator.cost` returns one; ``kx.shapley_values``
+    compares its ``seconds`` with ``max_cost``:
+
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> est = kx.estimators.get_estimator("exact")
+    >>> cost = est.cost(g, est.resolve_options({}))
+    >>> cost.flops > 0, cost.evaluations, isinstance(cost.seconds, float)   # 2**3 coalitions
+    (True, 8, True)
+    >>> both = cost + cost                        # work adds up; memory is the larger peak
+    >>> both.flops == 2 * cost.flops, both.memory == cost.memory, both.evaluations
+    (True, True, 16)
+    """
 
     flops: float
     memory: float = 0.0
     evaluations: int | None = None
     detail: str = ""
+    blas_flops: float = 0.0
+    steps: float = 0.0
+    model_seconds: float = 0.0
+
+    @classmethod
+    def of(cls, work: Work, memory: float = 0.0, evaluations: int | None = None, detail: str = "",
+           flops: float = 0.0, steps: float = 0.0) -> Cost:
+        """A cost from ``work`` (a game's evaluations), plus the estimator's own ``flops`` and ``steps``."""
+        return cls(work.flops + float(flops), memory, evaluations, detail, work.blas_flops,
+                   work.steps + float(steps), work.model_seconds)
+
+    @property
+    def ops(self) -> float:
+        """Every counted operation, elementwise and BLAS alike (what partitions and comparisons use)."""
+        return float(self.flops) + float(self.blas_flops)
+
+    @property
+    def work(self) -> Work:
+        """The work by kind, without memory and evaluations."""
+        return Work(self.flops, self.blas_flops, self.steps, self.model_seconds)
 
     @property
     def seconds(self) -> float:
-        """Estimated seconds at ``kx.get_config()["flops_per_second"]``."""
-        return float(self.flops) / get_config()["flops_per_second"]
+        """Estimated seconds: each kind at this machine's rate (:func:`kernelxai.calibrate`)."""
+        return price(self.flops, self.blas_flops, self.steps, self.model_seconds)
 
     def __add__(self, other):
         ev = None if self.evaluations is None and other.evaluations is None else \
             (self.evaluations or 0) + (other.evaluations or 0)
         return Cost(self.flops + other.flops, max(self.memory, other.memory), ev,
-                    "; ".join(x for x in (self.detail, other.detail) if x))
+                    "; ".join(x for x in (self.detail, other.detail) if x),
+                    self.blas_flops + other.blas_flops, self.steps + other.steps,
+                    self.model_seconds + other.model_seconds)
 
 
 def format_seconds(s) -> str:
@@ -156,6 +291,8 @@ def format_seconds(s) -> str:
 class EstimatorResult:
     """What an estimator returns; :func:`kernelxai.shapley_values` turns it into an Explanation.
 
+    The fields are the constructor's parameters, in this order (only ``values`` is required).
+
     Attributes
     ----------
     values : ndarray (n, d)
@@ -170,6 +307,16 @@ class EstimatorResult:
         evaluate no coalition.
     meta : dict
         Anything else worth keeping (sampling scheme, interval kind, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> est = kx.estimators.get_estimator("permutation")
+    >>> result = est.run(g, np.random.default_rng(0), est.resolve_options({"budget": 60}))
+    >>> result.values.shape, result.stderr.shape, result.budget
+    ((1, 3), (1, 3), 60)
     """
 
     values: np.ndarray
@@ -182,20 +329,24 @@ class EstimatorResult:
     meta: dict = field(default_factory=dict)
 
 
-def check_cost(flops, what, advice=()) -> bool:
+def check_cost(work, what, advice=()) -> bool:
     """The cost guard for work that is not an estimator (permutation tests, ...).
 
-    Raises :class:`CostLimitError` when ``flops`` exceed ``max_cost`` seconds
-    at the configured rate; returns whether a progress bar should be shown
-    (the config's ``progress``, or "auto" and more than ``progress_after``
-    seconds).
+    Raises :class:`CostLimitError` when ``work`` (a :class:`~kernelxai._calibration.Work`, a
+    :class:`Cost`, or a number of elementwise operations) would take more than ``max_cost``
+    seconds at this machine's rates; returns whether a progress bar should be shown (the
+    config's ``progress``, or "auto" and more than ``progress_after`` seconds).
     """
     config = get_config()
-    seconds = float(flops) / config["flops_per_second"]
+    if isinstance(work, Cost):
+        work = work.work
+    elif not isinstance(work, Work):
+        work = Work(flops=float(work))
+    seconds = work.seconds
     if config["max_cost"] is not None and seconds > config["max_cost"]:
         raise CostLimitError(
-            f"{what} would take about {format_seconds(seconds)} (~{flops:.1e} floating-point "
-            f"operations), more than max_cost={format_seconds(config['max_cost'])}. To make it "
+            f"{what} would take about {format_seconds(seconds)}, more than "
+            f"max_cost={format_seconds(config['max_cost'])}. To make it "
             "affordable: " + "; ".join(advice or ["a smaller problem"])
             + ". To run it anyway: `with kx.config_context(max_cost=None): ...`")
     if config["progress"] == "auto":
@@ -207,7 +358,45 @@ def check_cost(flops, what, advice=()) -> bool:
 # the base class
 # --------------------------------------------------------------------------- #
 class Estimator:
-    """Base class of Shapley-value estimators (see the module docstring)."""
+    """Base class of Shapley-value estimators (see the module docstring).
+
+    A subclass sets the class attributes below and implements :meth:`cost`
+    and :meth:`run`; :func:`register` makes it a ``method=`` of
+    :func:`kernelxai.shapley_values`, which checks applicability
+    (:meth:`why_not`) and options (:meth:`resolve_options`) and asks for the
+    cost before calling :meth:`run`. Takes no constructor arguments: the
+    registry holds one instance per class.
+
+    Attributes
+    ----------
+    name : str
+        The ``method=`` name; ``aliases`` (tuple of str) are accepted too.
+    requires : type
+        The game class (from :mod:`kernelxai.games`) the estimator needs.
+    exact : bool
+        Exact to rounding (True) or a sampled estimate.
+    auto : bool
+        Whether ``method="auto"`` may choose it.
+    description : str
+        One line for listings and error messages.
+    options : dict of str to Option
+        Its own keyword options (``COMMON_OPTIONS`` are added).
+    option_aliases : dict of str to str
+        Old option name -> new option name.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> est = kx.estimators.get_estimator("exact")
+    >>> est, est.why_not(g) is None
+    (<estimator 'exact' (exact; requires Game)>, True)
+    >>> est.run(g, np.random.default_rng(0), est.resolve_options({})).values.round(12)
+    array([[1., 1., 1.]])
+    >>> kx.estimators.get_estimator("product").why_not(g)
+    'it needs a ProductGame (...) and this game is a FunctionGame'
+    """
 
     name = "?"
     aliases: tuple = ()
@@ -316,7 +505,39 @@ _ALIASES: dict[str, str] = {}
 
 
 def register(cls) -> type[Estimator]:
-    """Class decorator: make ``cls`` available as ``method=cls.name`` (and its aliases)."""
+    """Class decorator: make ``cls`` available as ``method=cls.name`` (and its aliases).
+
+    One instance of ``cls`` is made and kept; from then on
+    :func:`get_estimator`, :func:`available_methods` and
+    ``kx.shapley_values(game, method=cls.name)`` know it.
+
+    Parameters
+    ----------
+    cls : type
+        A subclass of :class:`Estimator`.
+
+    Returns
+    -------
+    type
+        ``cls`` itself, so ``@register`` can decorate the class definition.
+
+    Raises
+    ------
+    TypeError
+        ``cls`` is not a subclass of :class:`Estimator`.
+    ValueError
+        Its name or an alias is already registered, or is ``"auto"``.
+
+    Examples
+    --------
+    >>> from kernelxai.estimators import Estimator, register
+    >>> @register
+    ... class Enumeration(Estimator):
+    ...     name = "exact"     # taken by the registered enumeration: refused
+    Traceback (most recent call last):
+    ...
+    ValueError: method name(s) ['exact'] already registered
+    """
     if not (isinstance(cls, type) and issubclass(cls, Estimator)):
         raise TypeError(f"register expects an Estimator subclass; got {cls!r}")
     names = (cls.name,) + tuple(cls.aliases)
@@ -331,17 +552,76 @@ def register(cls) -> type[Estimator]:
 
 
 def available_methods() -> list[str]:
-    """Names accepted by ``kx.shapley_values(method=...)`` (aliases included), plus "auto"."""
+    """Names accepted by ``kx.shapley_values(method=...)`` (aliases included), plus "auto".
+
+    Returns
+    -------
+    list of str
+        Sorted.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> kx.available_methods()
+    ['auto', 'bayes', 'bayes_shap', 'brute', 'exact', ...]
+    >>> "permutation" in kx.available_methods()
+    True
+    """
     return sorted(set(_REGISTRY) | set(_ALIASES) | {"auto"})
 
 
 def estimators() -> dict[str, Estimator]:
-    """The registered estimators (one instance each), by name."""
+    """The registered estimators (one instance each), by name.
+
+    Aliases are not keys; the dictionary is a copy, so changing it does not
+    change the registry.
+
+    Returns
+    -------
+    dict of str to Estimator
+
+    Examples
+    --------
+    >>> from kernelxai.estimators import estimators
+    >>> registered = estimators()
+    >>> registered["permutation"]
+    <estimator 'permutation' (sampled; requires Game)>
+    >>> sorted(name for name, est in registered.items() if est.exact)
+    ['exact', 'newton', 'product', 'stable']
+    """
     return dict(_REGISTRY)
 
 
 def get_estimator(name) -> Estimator:
-    """The estimator registered under ``name`` or one of its aliases."""
+    """The estimator registered under ``name`` or one of its aliases.
+
+    Parameters
+    ----------
+    name : str or Estimator
+        A method name or alias (not ``"auto"``: :func:`choose` picks for a
+        game); an Estimator is returned as it is.
+
+    Returns
+    -------
+    Estimator
+        The registered instance.
+
+    Raises
+    ------
+    ValueError
+        No estimator is registered under ``name``; the message lists the
+        accepted names and the closest one.
+
+    Examples
+    --------
+    >>> from kernelxai.estimators import get_estimator
+    >>> get_estimator("quadrature")     # an alias of "product"
+    <estimator 'product' (exact; requires ProductGame)>
+    >>> get_estimator("kernal")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown method 'kernal'; accepted: ... Did you mean 'kernel'?
+    """
     if isinstance(name, Estimator):
         return name
     key = _ALIASES.get(name, name)

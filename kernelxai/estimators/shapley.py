@@ -45,7 +45,27 @@ __all__ = ["shapley_values", "available_methods", "applicable_methods", "estimat
 
 
 def applicable_methods(game) -> list[str]:
-    """Names of the registered methods that apply to ``game``."""
+    """Names of the registered methods that apply to ``game``.
+
+    Parameters
+    ----------
+    game : Game
+
+    Returns
+    -------
+    list of str
+        Sorted method names (no aliases, no ``"auto"``) whose estimator's
+        requirements the game meets.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai.estimators.shapley import applicable_methods
+    >>> applicable_methods(kx.FunctionGame(lambda Z: Z.sum(axis=1), 3))
+    ['bayes_shap', 'exact', 'kernel', 'permutation']
+    >>> applicable_methods(kx.ProductGame([[0.5, 0.8, 0.9]], [[1.0, 1.0, 1.0]], [2.0]))
+    ['bayes_shap', 'exact', 'kernel', 'newton', 'permutation', 'product', 'stable']
+    """
     return sorted(name for name, est in estimators().items() if est.why_not(game) is None)
 
 
@@ -70,11 +90,46 @@ def resolve_method(game, method, options) -> tuple:
 def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
     """The cost estimate of ``shapley_values(game, method, **options)``, without running it.
 
+    The method and options are checked as :func:`shapley_values` checks them;
+    ``max_cost`` is not applied (this is how to see the cost of a call it
+    would refuse).
+
+    Parameters
+    ----------
+    game : Game
+    method : str, default "auto"
+        ``"auto"`` (the estimator :func:`shapley_values` would choose) or one
+        of :func:`available_methods`.
+    **options
+        The method's options, as for :func:`shapley_values`; ``seed`` is
+        accepted and ignored.
+
     Returns
     -------
     dict
         ``method``, ``flops``, ``seconds`` (at ``kx.get_config()["flops_per_second"]``),
         ``memory`` (bytes), ``evaluations`` (game evaluations) and ``detail``.
+
+    Raises
+    ------
+    TypeError
+        ``game`` is not a kernelxai Game.
+    ValueError
+        ``method`` is not a registered method.
+    NotApplicableError
+        The method does not apply to the game.
+    InvalidOptionError
+        An option the method does not accept, or a bad value.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3)
+    >>> cost = kx.estimate_cost(g, method="permutation", budget=60)
+    >>> cost["method"], cost["evaluations"], cost["flops"] > 0, isinstance(cost["seconds"], float)
+    ('permutation', 60, True, True)
+    >>> kx.estimate_cost(kx.ProductGame([[0.5, 0.8, 0.9]], [[1.0, 1.0, 1.0]], [2.0]))["method"]   # "auto"
+    'product'
     """
     options.pop("seed", None)
     est, _, resolved = resolve_method(game, method, options)

@@ -125,6 +125,16 @@ def estimate_nodes(game, *, max_terms=None, work_elements=WORK_ELEMENTS) -> int:
     is dropped when any attribute of the game is rebound, or its number of
     players, instances or terms changes. The numba backend takes the same
     bound from exact per-term sums, so it uses at most as many nodes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.product import estimate_nodes
+    >>> a = np.random.default_rng(0).uniform(0.9, 1.0, size=(5, 40))   # 5 terms, 40 players
+    >>> g = kx.ProductGame(a, np.ones_like(a), np.ones(5))
+    >>> estimate_nodes(g)                     # ceil(40/2) = 20 would be exact for any factors
+    8
     """
     return estimate_nodes_detail(game, max_terms, work_elements)[0]
 
@@ -134,6 +144,40 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
 
     For d <= 2 (one node is exact) nothing is looked at and the absent
     factors are taken to be general.
+
+    Parameters
+    ----------
+    game : ProductGame
+    max_terms : int, optional
+        Terms to look at (default as in :func:`estimate_nodes`).
+    work_elements : int
+        Size of one task, as in :func:`~kernelxai.product.product_shapley`.
+
+    Returns
+    -------
+    nodes : int
+        In 1..ceil(d/2).
+    terms : int
+        Terms looked at (over all summands of a sum).
+    general : bool
+        Whether some absent factor differs from 1 (the cost of the general
+        product game rather than the functional-baseline one).
+
+    Raises
+    ------
+    TypeError
+        ``game`` is not a :class:`~kernelxai.games.ProductGame`.
+    ValueError
+        ``max_terms`` or ``work_elements`` is not a positive integer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.product import estimate_nodes_detail
+    >>> a = np.random.default_rng(0).uniform(0.9, 1.0, size=(5, 40))
+    >>> estimate_nodes_detail(kx.ProductGame(a, np.ones_like(a), np.ones(5)))   # c = 1: not general
+    (8, 5, False)
     """
     if not isinstance(game, ProductGame):
         raise TypeError(f"estimate_nodes needs a ProductGame; got {type(game).__name__}")
@@ -172,6 +216,25 @@ def summands(game) -> list:
     The terms of a :class:`~kernelxai.games.SumOfProductGames` are those of its
     parts in turn and no task mixes two parts, so each part gets its own node
     counts (e.g. the summands of a SumKernel with different lengthscales).
+
+    Parameters
+    ----------
+    game : ProductGame
+
+    Returns
+    -------
+    list of ProductGame
+        ``[game]``, or the parts of a sum (of nested sums, flattened).
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai.product import summands
+    >>> g = kx.ProductGame([[0.5, 0.8, 0.9]], [[1.0, 1.0, 1.0]], [2.0])
+    >>> summands(g)
+    [ProductGame(n_players=3, n_instances=1)]
+    >>> len(summands(kx.games.SumOfProductGames([g, g], [1.0, 0.5])))
+    2
     """
     if isinstance(game, SumOfProductGames) and type(game).iter_terms is SumOfProductGames.iter_terms:
         return [part for g in game.games for part in summands(g)]

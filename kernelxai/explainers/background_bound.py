@@ -51,7 +51,22 @@ class SummaryBound:
         Per feature i: r1_i + r2_i, the Shapley-weighted root-mean-square
         marginal MMDs of the derivation in :func:`summary_bound`.
     feature_names : list of str
+        The model's feature names.
     n_summary, n_background : int
+        Rows of the summary and of the full background.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> X = np.random.default_rng(0).normal(size=(60, 3)); y = X[:, 0] * X[:, 1]
+    >>> model = kx.models.KernelRidge(lam=1e-2).fit(X, y)
+    >>> s = kx.background.summarize(X, 10, method="herding")
+    >>> b = kx.background.summary_bound(model, s, X)
+    >>> b
+    SummaryBound(max bound 0.7176, base 0.4669; ||f|| = 3.369, MMD = 0.1386; 10 of 60 rows)
+    >>> moved = kx.explain(model, X[:3], background=X).values - kx.explain(model, X[:3], background=s.points).values
+    >>> bool(np.all(np.abs(moved) <= b.bound))
+    True
     """
 
     bound: np.ndarray
@@ -149,6 +164,17 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
         ``bound`` (d,) per feature, ``base_bound``, ``norm``, ``mmd``,
         ``feature_mmd``.
 
+    Raises
+    ------
+    TypeError
+        If the model's kernel is not a product kernel, or one of its factors
+        has k_l(x, x) != 1 (so that ||k_S(., x_S)|| = 1 fails).
+    ValueError
+        If a sample has fewer than 2 rows, the wrong number of features or
+        columns other than the model's, or ``max_elements`` is not positive.
+    CostLimitError
+        If the pair sums exceed ``kx.config_context(max_cost=...)``.
+
     Notes
     -----
     The cost is O((N + n)^2 d ceil(d/2)) kernel evaluations: the full
@@ -162,9 +188,9 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
     Examples
     --------
     >>> import numpy as np, kernelxai as kx
-    >>> X = np.random.default_rng(0).normal(size=(400, 3)); y = X[:, 0] * X[:, 1]
-    >>> model = kx.models.KernelRidge(lam=1e-3).fit(X, y)
-    >>> s = kx.background.summarize(X, 20, method="herding")
+    >>> X = np.random.default_rng(0).normal(size=(60, 3)); y = X[:, 0] * X[:, 1]
+    >>> model = kx.models.KernelRidge(lam=1e-2).fit(X, y)
+    >>> s = kx.background.summarize(X, 10, method="herding")
     >>> b = kx.background.summary_bound(model, s, X)
     >>> b.bound.shape, bool(np.all(b.bound >= 0))
     ((3,), True)

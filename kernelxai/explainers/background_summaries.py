@@ -104,6 +104,33 @@ def mean_embedding(kernel, A, X, max_elements=None, progress=False) -> np.ndarra
     large N is. The rows of X are reduced in parts (:func:`kernelxai.parallel.reduce_rows`),
     on the workers of an enclosing ``n_jobs`` or a Dask cluster, with the same
     result wherever the parts run.
+
+    Parameters
+    ----------
+    kernel : kernelxai Kernel
+        The kernel k.
+    A : ndarray (a, d)
+        Points at which the embedding is evaluated.
+    X : ndarray (N, d)
+        The sample whose mean embedding it is.
+    max_elements : int, optional
+        Kernel values one block may hold; default a quarter of
+        ``kx.config_context(max_memory=...)``.
+    progress : bool, default False
+        Show a progress bar over the parts of the reduction.
+
+    Returns
+    -------
+    ndarray (a,)
+        mu_X(a) = (1/N) sum_j k(a, x_j) for each row a of A.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> X = np.random.default_rng(0).normal(size=(200, 3))
+    >>> mu = kx.background.mean_embedding(kx.kernels.RBF(1.0), X[:2], X)
+    >>> mu.shape, np.round(mu, 4)
+    ((2,), array([0.311 , 0.3137]))
     """
     budget = working_elements(4) if max_elements is None else check_positive_int(max_elements,
                                                                                    "max_elements")
@@ -159,6 +186,16 @@ def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None, n_jo
     The reference's self-term costs N^2 kernel values: above
     ``kx.config_context(max_cost=...)`` the call refuses before starting, and says
     what would make it affordable; long runs show a progress bar.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> X = np.random.default_rng(0).normal(size=(200, 3))
+    >>> round(kx.background.mmd(X, X), 6)             # a sample against itself
+    0.0
+    >>> near, far = kx.background.mmd(X[:10], X), kx.background.mmd(X[:10] + 1.0, X)
+    >>> round(near, 4), round(far, 4)                 # a shifted sample is farther away
+    (0.2776, 0.4976)
     """
     R = _check_sample(reference, "reference", min_rows=2 if kernel is None else 1)
     # a DataFrame sample must have the reference's columns, in order (as kx.explain refuses)
@@ -211,6 +248,16 @@ def subsample(X, n, seed=None) -> np.ndarray | pd.DataFrame:
     -------
     ndarray (n, d), or a DataFrame with X's columns (and the rows' index)
         The rows in their original order.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, kernelxai as kx
+    >>> X = np.random.default_rng(0).normal(size=(200, 3))
+    >>> kx.background.subsample(X, 5, seed=0).shape
+    (5, 3)
+    >>> df = pd.DataFrame(X[:10], columns=["a", "b", "c"])
+    >>> kx.background.subsample(df, 3, seed=0).index.tolist()   # rows keep their index
+    [5, 6, 9]
     """
     arr = _check_sample(X)
     n = _check_size(n, len(arr))
@@ -245,6 +292,16 @@ class BackgroundSummary:
     meta : dict
         For herding, ``rows``: the positions in X of the chosen rows, in the
         order they were chosen.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> X = np.random.default_rng(0).normal(size=(200, 3))
+    >>> s = kx.background.summarize(X, 10, method="herding")
+    >>> s
+    BackgroundSummary(herding, 10 of 200 rows, mmd=0.1244, weighted_mmd=0.1244)
+    >>> len(s), s.points.shape, s.meta["rows"][:3].tolist()
+    (10, (10, 3), [37, 171, 35])
     """
 
     points: object
@@ -301,6 +358,23 @@ def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=Non
         ``points`` is what value functions use, as an unweighted background;
         its ``mmd`` is reported for exactly that use (``weighted_mmd`` for the
         points with their weights).
+
+    Raises
+    ------
+    ValueError
+        If X has fewer than 2 rows or non-finite entries, ``n`` is not in
+        [1, N], or ``method`` is unknown.
+    CostLimitError
+        If the O(N^2 d) work exceeds ``kx.config_context(max_cost=...)``.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> X = np.random.default_rng(0).normal(size=(200, 3))
+    >>> s = kx.background.summarize(X, 10, method="herding")
+    >>> s.points.shape, round(s.mmd, 4)
+    ((10, 3), 0.1244)
+    >>> e = kx.explain(lambda P: P[:, 0] * P[:, 1], X[:2], background=s.points)   # use it as a background
     """
     arr = _check_sample(X, min_rows=2)
     N = len(arr)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pandas.api.types import is_complex_dtype, is_float_dtype
 
+from .._calibration import Work
 from .._config import config_context, progress_enabled, working_elements
 from .._validation import (
     as_real_array,
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = ["explain_mmd", "explain_hsic", "MMDGame", "HSICGame", "mmd_permutation_test",
-           "hsic_permutation_test"]
+           "hsic_permutation_test", "mmd_test_work", "hsic_test_work"]
 
 
 # --------------------------------------------------------------------------- #
@@ -114,14 +115,69 @@ def _mmd_from_sums(s_xx, s_zz, s_xz, diag_x, diag_z, n, m, unbiased):
     return s_xx / n**2 + s_zz / m**2 - 2 * s_xz / (n * m)
 
 
+def mmd_test_work(N, d, B) -> Work:
+    """The work of :func:`mmd_permutation_test` on a pooled sample of ``N`` rows, ``d`` features, ``B`` permutations.
+
+    Parameters
+    ----------
+    N : int
+        Rows of the pooled sample (n + m).
+    d : int
+        Features.
+    B : int
+        Permutations.
+
+    Returns
+    -------
+    kernelxai._calibration.Work
+        The Gram matrix's kernel evaluations, built in row blocks (elementwise), and its product
+        with the (N, B + 1) group indicators (BLAS).
+
+    Examples
+    --------
+    >>> from kernelxai.explainers.discrepancy import mmd_test_work
+    >>> work = mmd_test_work(200, 6, 100)
+    >>> work.flops > 0 and work.blas_flops == 2.0 * 200 * 200 * 101
+    True
+    """
+    return Work(flops=float(N) * N * (3 * d + 2), blas_flops=2.0 * N * N * (B + 1))
+
+
+def hsic_test_work(n, dx, dy, B) -> Work:
+    """The work of :func:`hsic_permutation_test` on ``n`` rows, ``B`` permutations.
+
+    Parameters
+    ----------
+    n : int
+        Rows.
+    dx, dy : int
+        Features of X and of Y.
+    B : int
+        Permutations.
+
+    Returns
+    -------
+    kernelxai._calibration.Work
+        Both Gram matrices' kernel evaluations and, per permutation, one pass over the n x n
+        products (elementwise).
+
+    Examples
+    --------
+    >>> from kernelxai.explainers.discrepancy import hsic_test_work
+    >>> hsic_test_work(100, 6, 1, 50).flops > 0
+    True
+    """
+    return Work(flops=3.0 * n * n * (B + 2) * (dx + dy + 2))
+
+
 def _check_mmd_test(N, d, B):
-    return check_cost(float(N) * N * (3 * d + 2 * (B + 1)),
+    return check_cost(mmd_test_work(N, d, B),
                       f"the MMD permutation test (n + m = {N}, {B} permutations)",
                       ["fewer permutations (n_permutations=...)", "subsamples of both samples"])
 
 
 def _check_hsic_test(n, dx, dy, B):
-    return check_cost(3.0 * n * n * (B + 2) * (dx + dy + 2),
+    return check_cost(hsic_test_work(n, dx, dy, B),
                       f"the HSIC permutation test (n = {n}, {B} permutations)",
                       ["fewer permutations (n_permutations=...)", "a subsample of the rows"])
 
@@ -137,10 +193,46 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     from row blocks of the Gram matrix (memory O(N B + max_elements)). Needs a
     product kernel (its Gram matrix is built in blocks of the per-feature tensor).
 
+    Parameters
+    ----------
+    X : ndarray (n, d)
+        Sample from P (already checked: finite floats).
+    Z : ndarray (m, d)
+        Sample from Q, with the same d features.
+    kernel : ProductKernel
+        Kernel whose ``gram`` takes ``max_elements`` (a product kernel).
+    unbiased : bool, default True
+        Score the U-statistic MMD^2_u (within-sample diagonals left out) or the
+        biased V-statistic MMD^2_b.
+    n_permutations : int, default 200
+        Number B of random splits of the pooled sample; 0 skips the test.
+    seed : None, int or Generator
+        Randomness of the splits.
+    max_elements : int, default ``BLOCK_ELEMENTS`` (2**22)
+        float64 numbers one block of the per-feature Gram tensor may hold.
+
     Returns
     -------
     statistic : float
-    p_value : float (NaN when n_permutations = 0)
+        MMD^2 of X against Z.
+    p_value : float
+        The permutation p-value, in [1 / (1 + B), 1]; NaN when
+        ``n_permutations`` is 0.
+
+    Raises
+    ------
+    CostLimitError
+        When the test's estimated cost exceeds ``kx.config_context(max_cost=...)``.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from kernelxai.explainers.discrepancy import mmd_permutation_test
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20, 2)); Z = rng.normal(size=(20, 2)) + [1.0, 0.0]
+    >>> stat, p = mmd_permutation_test(X, Z, kx.kernels.RBF(1.0), n_permutations=50, seed=0)
+    >>> round(stat, 4), round(p, 4)
+    (0.2728, 0.0196)
     """
     rng = check_rng(seed)
     U = np.vstack([X, Z])
@@ -204,6 +296,11 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
     max_elements : int, optional
         float64 numbers one block of pair terms or Gram rows may hold; default
         a quarter of ``kx.config_context(max_memory=...)`` (256 MiB by default).
+    progress : bool, optional
+        Show one progress bar for the call (its stages report into it);
+        ``False`` silences them all. Default: ``kx.config_context(progress=...)``.
+    **options
+        Passed to the estimator (e.g. ``n_samples`` of a sampling method).
 
     Returns
     -------
@@ -215,6 +312,18 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
         the repr, e.g. ``MMD^2_u = 0.031, p = 0.005``); ``meta`` holds them as
         ``statistic`` and ``p_value`` too, with ``statistic_name``,
         ``n_permutations``, ``kernel``, ``unbiased``, ``n`` and ``m``.
+
+    Raises
+    ------
+    ValueError
+        When X and Z have different columns or numbers of features, fewer
+        than 2 rows or 2 features, non-finite entries, a feature constant in
+        the pooled sample, or ``n_permutations`` < 0.
+    TypeError
+        When ``kernel`` is not a kernelxai product kernel.
+    CostLimitError
+        When the permutation test would exceed ``kx.config_context(max_cost=...)``
+        (checked before any work).
 
     Examples
     --------
@@ -259,7 +368,9 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
                                                   n_permutations=n_permutations, seed=rng,
                                                   max_elements=max_elements)
         bar.update(1)
-    meta = {**expl.meta, "statistic": statistic,
+    # the call's estimate: the attribution's and the permutation test's
+    seconds = expl.meta.get("estimated_seconds", 0.0) + mmd_test_work(len(X) + len(Z), d, n_permutations).seconds
+    meta = {**expl.meta, "estimated_seconds": seconds, "statistic": statistic,
             "statistic_name": "MMD^2_u" if unbiased else "MMD^2_b", "p_value": p_value,
             "n_permutations": n_permutations, "kernel": repr(kernel), "unbiased": bool(unbiased),
             "n": len(X), "m": len(Z)}
@@ -404,7 +515,26 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
     Returns
     -------
     statistic : float
-    p_value : float (NaN when n_permutations = 0)
+        HSIC of X and Y (the biased estimate with the 1/(n-1)^2 scaling).
+    p_value : float
+        The permutation p-value, in [1 / (1 + B), 1]; NaN when
+        ``n_permutations`` is 0.
+
+    Raises
+    ------
+    CostLimitError
+        When the test's estimated cost exceeds ``kx.config_context(max_cost=...)``.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from kernelxai.explainers.discrepancy import hsic_permutation_test
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20, 2)); Y = X[:, :1] ** 2 + 0.1 * rng.normal(size=(20, 1))
+    >>> k = kx.kernels.RBF(1.0)
+    >>> stat, p = hsic_permutation_test(X, Y, k, k, n_permutations=50, seed=0)
+    >>> round(stat, 4), round(p, 4)
+    (0.0156, 0.0196)
     """
     rng = check_rng(seed)
     n = len(X)
@@ -468,6 +598,12 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
         float64 numbers one block of pair terms or Gram rows may hold; default
         a quarter of ``kx.config_context(max_memory=...)`` (256 MiB by default).
         Nothing of size n x n is ever formed, so any n fits in memory.
+    progress : bool, optional
+        Show one progress bar for the call (one stage per game and one for
+        the test); ``False`` silences them all. Default:
+        ``kx.config_context(progress=...)``.
+    **options
+        Passed to the estimator (e.g. ``n_samples`` of a sampling method).
 
     Returns
     -------
@@ -485,6 +621,30 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
         ``meta`` holds them as ``statistic`` and ``p_value`` too, with
         ``n_permutations``, ``kernel_x``, ``kernel_y``, ``labels``, ``rows``
         (which game each row is; one entry with one side) and ``n``.
+
+    Raises
+    ------
+    ValueError
+        When ``attribute`` is not one of the four choices, Y is None, constant,
+        has a row count other than X's or missing labels, X has fewer than 3
+        rows, an attributed side has fewer than 2 features or a constant
+        feature, ``kernel_y`` is an unknown string, or ``n_permutations`` < 0.
+    TypeError
+        When a kernel is not a kernelxai kernel, or the attributed side's
+        kernel is not a product kernel.
+    CostLimitError
+        When the permutation test would exceed ``kx.config_context(max_cost=...)``
+        (checked before any work).
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 3))
+    >>> y = X[:, 0] + 0.1 * rng.normal(size=30)     # y depends on feature 0 only
+    >>> e = kx.explain_hsic(X, y, seed=0)
+    >>> bool(np.isclose(e.values.sum(), e.statistic)), int(np.argmax(e.values)), e.p_value < 0.05
+    (True, 0, True)
     """
     max_elements = _budget(max_elements, share=4)
     x_names = feature_names_of(X)
@@ -515,6 +675,7 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
     _check_hsic_test(len(X), X.shape[1], Ym.shape[1], n_permutations)   # refuse before any work
     rows, row_names = [], []
     meta = {}
+    seconds = hsic_test_work(len(X), X.shape[1], Ym.shape[1], n_permutations).seconds
     with _call_progress(progress, len(sides) + 1, "explain_hsic") as (bar, show):
         for side in sides:
             if side == "x":
@@ -527,6 +688,7 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
                                 max_elements=max_elements)
             e = _estimate(game, method, rng, max_elements, show, options)
             meta.update(e.meta)
+            seconds += e.meta.get("estimated_seconds", 0.0)
             rows.append((side, e))
             row_names.append(side)
             bar.update(1)
@@ -534,7 +696,7 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
                                                    n_permutations=n_permutations, seed=rng,
                                                    max_elements=max_elements)
         bar.update(1)
-    meta.update({"statistic": statistic, "statistic_name": "HSIC", "p_value": p_value,
+    meta.update({"estimated_seconds": seconds, "statistic": statistic, "statistic_name": "HSIC", "p_value": p_value,
                  "n_permutations": n_permutations, "kernel_x": repr(kernel_x),
                  "kernel_y": repr(kernel_y), "labels": bool(labels), "rows": row_names, "n": n,
                  "value_function": "HSIC functional baseline (PKeX Def. 7 / App. G)"})

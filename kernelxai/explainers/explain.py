@@ -47,6 +47,20 @@ class BackgroundRequiredError(ValueError, TypeError):
     A ValueError (a needed argument is missing its value) and a TypeError (the
     error ``kx.explain`` raised for models it could not convert before they
     were explained through model calls).
+
+    Examples
+    --------
+    A plain callable is explained through model calls, which need a background:
+
+    >>> import numpy as np, kernelxai as kx
+    >>> from kernelxai.explainers.explain import BackgroundRequiredError
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> try:
+    ...     kx.explain(lambda P: P[:, 0], X[:2])
+    ... except BackgroundRequiredError as err:
+    ...     print(err)
+    this callable is explained through model calls ... pass background=..., e.g. ...
+    >>> e = kx.explain(lambda P: P[:, 0], X[:2], background=X)    # with one it works
     """
 
 #: keywords of kx.explain itself, besides the value function's and the estimator's
@@ -88,6 +102,18 @@ def unknown_keyword_error(entry, unknown, arguments, value, vf_names, others=Non
     InvalidOptionError
         Saying that each keyword is not an argument of ``entry`` and, where one
         is close, which argument or option was meant ("did you mean ...?").
+
+    Examples
+    --------
+    >>> from kernelxai.explainers.explain import unknown_keyword_error
+    >>> err = unknown_keyword_error("kx.explain", ["n_sampels"], ["value", "background"],
+    ...                             "interventional", ["max_elements", "progress"],
+    ...                             ("method='sampling'", ["n_samples", "seed"]))
+    >>> type(err).__name__
+    'InvalidOptionError'
+    >>> print(err)
+    'n_sampels' is not an argument of kx.explain, nor an option of the 'interventional' value function or of
+    method='sampling'. It accepts: n_samples, seed; ... did you mean 'n_samples' for 'n_sampels'?
     """
     what, other_names = others if others is not None else ("the estimators", _estimator_option_names("auto"))
     hints = []
@@ -141,6 +167,18 @@ def check_keywords(target, value, method, options, *, entry="kx.explain", argume
     ------
     InvalidOptionError
         With :func:`unknown_keyword_error`'s message.
+    ValueError
+        ``value`` is not a registered value function.
+
+    Examples
+    --------
+    >>> from kernelxai.explainers.explain import check_keywords
+    >>> check_keywords(None, "observational", "auto", {"eta": 1e-2})   # eta: an option of the CME
+    >>> check_keywords(None, "interventional", "auto", {"bakground": None})
+    Traceback (most recent call last):
+    ...
+    kernelxai.estimators.registry.InvalidOptionError: 'bakground' is not an argument of kx.explain, ...
+    did you mean 'background' for 'bakground'?
     """
     cls = _values.get(value)
     vf_names = [k for k in _value_function_options(cls) if k not in _SAMPLE_KEYS]

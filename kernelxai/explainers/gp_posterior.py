@@ -37,6 +37,37 @@ class FittedGP:
     binary Laplace classifier a regressor whose mean is the latent mean);
     ``mean_options`` are the extra keywords of that ``kx.explain`` call;
     ``what`` describes the covariance's meaning.
+
+    Parameters
+    ----------
+    post : Posterior
+        The posterior covariance of the latent function.
+    mean_model : object
+        The model ``kx.explain`` explains for the posterior mean (the GP, or a
+        classifier explained with ``output="latent"``).
+    regressor : object
+        A regressor whose posterior mean is the latent mean (the GP itself for
+        a regressor; built by scikit-learn's Laplace approximation for a
+        classifier).
+    mean_options : dict
+        Extra keywords of the ``kx.explain`` call for the mean.
+    what : str
+        What the covariance of the Shapley values means (reported in ``meta``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> X = np.random.default_rng(0).normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=0.1, optimizer=None).fit(X, y)
+    >>> from kernelxai.explainers.gp_posterior import fitted_gp
+    >>> fg = fitted_gp(gp)
+    >>> type(fg.post).__name__, fg.mean_model is gp, fg.mean_options
+    ('Posterior', True, {})
+    >>> print(fg.what)
+    posterior covariance A C A^T of the Shapley values of the latent function
+    (observation noise and WhiteKernel excluded)
     """
 
     def __init__(self, post, mean_model, regressor, mean_options, what):
@@ -55,6 +86,33 @@ def fitted_gp(gp) -> FittedGP:
     Returns
     -------
     FittedGP
+        For a regressor, the posterior of its latent function (``normalize_y``
+        undone) and the GP itself as ``mean_model``; for a binary classifier,
+        the Laplace posterior and ``mean_options={"output": "latent"}``.
+
+    Raises
+    ------
+    TypeError
+        ``gp`` is not a scikit-learn GaussianProcessRegressor or
+        GaussianProcessClassifier.
+    ValueError
+        ``gp`` is not fitted, is a regressor fitted to several outputs, or a
+        classifier with more than two classes (split it with :func:`one_vs_rest`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> X = np.random.default_rng(0).normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=0.1, optimizer=None).fit(X, y)
+    >>> from kernelxai.explainers.gp_posterior import fitted_gp
+    >>> fitted_gp(gp).post.n_train
+    20
+    >>> fitted_gp(object())
+    Traceback (most recent call last):
+    ...
+    TypeError: gp must be a fitted scikit-learn GaussianProcessRegressor or a binary GaussianProcessClassifier; ...
     """
     from sklearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
 
@@ -130,6 +188,17 @@ def one_vs_rest(gp) -> list[tuple[str, object]] | None:
     ------
     ValueError
         For ``multi_class="one_vs_one"`` (no latent function per class).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessClassifier
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> from kernelxai.explainers.gp_posterior import one_vs_rest
+    >>> X = np.random.default_rng(0).normal(size=(20, 3)); y = np.array(["a", "b", "c"])[np.arange(20) % 3]
+    >>> gpc = GaussianProcessClassifier(RBF(1.0), optimizer=None).fit(X, y)
+    >>> [(name, list(binary.classes_)) for name, binary in one_vs_rest(gpc)]
+    [('a', ['not a', 'a']), ('b', ['not b', 'b']), ('c', ['not c', 'c'])]
     """
     from sklearn.gaussian_process import GaussianProcessClassifier
 
@@ -165,6 +234,34 @@ class Posterior:
     For a binary Laplace classifier ``(K + alpha I)^{-1}`` becomes
     ``W^{1/2} B^{-1} W^{1/2}`` with ``L`` the Cholesky factor of ``B`` and
     ``row_scale = W^{1/2}`` (GPML Algorithm 3.2).
+
+    Parameters
+    ----------
+    kernel : scikit-learn kernel
+        The fitted kernel (``gp.kernel_``), called as ``kernel(Z1, Z2)``.
+    X_train : array (n_train, d), optional
+        The training inputs; None for the prior.
+    L : array (n_train, n_train), optional
+        Lower Cholesky factor of K + alpha I (``gp.L_``), or of B for a
+        Laplace classifier; None for the prior.
+    scale : float, default 1.0
+        Standard deviation of the targets when ``normalize_y`` was used.
+    row_scale : array (n_train,), optional
+        W^{1/2} of a Laplace classifier (``W_sr_``); None for a regressor.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> X = np.random.default_rng(0).normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=0.1, optimizer=None).fit(X, y)
+    >>> from kernelxai.explainers.gp_posterior import Posterior
+    >>> post = Posterior(gp.kernel_, gp.X_train_, gp.L_)
+    >>> post.n_train, post.whitened(X[:2]).shape
+    (20, (20, 2))
+    >>> Posterior(RBF(1.0)).whitened(X[:2]).shape      # the prior: nothing to subtract
+    (0, 2)
     """
 
     def __init__(self, kernel, X_train=None, L=None, scale=1.0, row_scale=None):
@@ -192,7 +289,44 @@ class Posterior:
 
 
 def efficiency_variance(post, x, B) -> tuple[float, float]:
-    """Var(f(x) - mean_b f(b)) computed directly, and the scale of its terms."""
+    """Var(f(x) - mean_b f(b)) computed directly, and the scale of its terms.
+
+    The variance of the sum of the Shapley values (by efficiency,
+    f(x) - mean_b f(b)) under the posterior, from one small covariance of
+    the points [x; B]: the check ``explain_gp`` makes of the full covariance.
+
+    Parameters
+    ----------
+    post : Posterior
+        The GP's posterior covariance.
+    x : ndarray (d,)
+        One explained point.
+    B : ndarray (m, d)
+        The background rows.
+
+    Returns
+    -------
+    var : float
+        a' C a with a = (1, -1/m, ..., -1/m) and C the posterior covariance
+        of [x; B].
+    size : float
+        The same sum with absolute values, the scale its rounding error is
+        relative to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> X = np.random.default_rng(0).normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=0.1, optimizer=None).fit(X, y)
+    >>> from kernelxai.explainers.gp_posterior import fitted_gp, efficiency_variance
+    >>> var, size = efficiency_variance(fitted_gp(gp).post, X[0], X[:5])
+    >>> _, C = gp.predict(np.vstack([X[:1], X[:5]]), return_cov=True)   # the same, by scikit-learn
+    >>> a = np.r_[1.0, np.full(5, -0.2)]
+    >>> round(float(var), 6), round(float(a @ C @ a), 6)
+    (0.035955, 0.035955)
+    """
     P = np.vstack([x[None, :], B])
     a = np.concatenate([[1.0], np.full(B.shape[0], -1.0 / B.shape[0])])
     K = post.kernel(P, P)
@@ -208,6 +342,40 @@ def check_rows(X, d, what="X", *, model=None, sample=None) -> np.ndarray:
     A DataFrame must have the columns ``model`` was fitted with (or, for an
     unnamed model, those of ``sample``, the background) in that order
     (:func:`kernelxai._validation.check_columns`, as ``kx.explain``).
+
+    Parameters
+    ----------
+    X : array (n, d) or (d,), or DataFrame
+        The points; a single point of shape (d,) becomes one row.
+    d : int
+        The number of features the GP was fitted on.
+    what : str, default "X"
+        The argument's name, for error messages.
+    model : object, optional
+        The fitted model whose feature names a DataFrame must have.
+    sample : array or DataFrame, optional
+        The background, whose columns a DataFrame must have for an unnamed model.
+
+    Returns
+    -------
+    ndarray (n, d) of float
+
+    Raises
+    ------
+    ValueError
+        If the shape is not (n, d), an entry is NaN or inf, or a DataFrame's
+        columns differ from the model's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.explainers.gp_posterior import check_rows
+    >>> check_rows([0.0, 1.0, 2.0], 3)
+    array([[0., 1., 2.]])
+    >>> check_rows(np.zeros((2, 2)), 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: X must have shape (n, 3) (the GP was fitted on 3 features); got shape (2, 2)
     """
     check_columns(X, what, model=model, sample=sample)
     Xa = as_real_array(X, what) if not hasattr(X, "columns") else np.asarray(X, dtype=float)
@@ -227,6 +395,35 @@ def gp_background(background, default, d, *, model=None) -> np.ndarray:
 
     A DataFrame must have the columns ``model`` was fitted with, in that order
     (:func:`kernelxai._validation.check_columns`, as ``kx.explain``).
+
+    Parameters
+    ----------
+    background : array (m, d), DataFrame or None
+        The rows given by the user.
+    default : ndarray (n_train, d)
+        What None stands for (the GP's training inputs).
+    d : int
+        The number of features.
+    model : object, optional
+        The fitted model whose feature names a DataFrame must have.
+
+    Returns
+    -------
+    ndarray (m, d) of float
+
+    Raises
+    ------
+    ValueError
+        If the background is not 2-D with d columns and at least one row, has
+        NaN or inf, or a DataFrame's columns differ from the model's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.explainers.gp_posterior import gp_background
+    >>> X_train = np.random.default_rng(0).normal(size=(20, 3))
+    >>> gp_background(None, X_train, 3).shape, gp_background(X_train[:4], X_train, 3).shape
+    ((20, 3), (4, 3))
     """
     check_columns(background, "background", model=model)
     B = default if background is None else np.asarray(background, dtype=float)

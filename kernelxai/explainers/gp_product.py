@@ -23,7 +23,32 @@ __all__ = ["product_terms", "product_prior", "product_psi"]
 
 
 def product_terms(kernel, d) -> list | None:
-    """[(weight, ProductKernel)] with sum_r weight_r k_r = kernel (sklearn), or None."""
+    """[(weight, ProductKernel)] with sum_r weight_r k_r = kernel (sklearn), or None.
+
+    Parameters
+    ----------
+    kernel : scikit-learn kernel
+        A fitted GP's kernel (``gp.kernel_``). A ``WhiteKernel`` summand is
+        dropped: it is 0 between two sets of points.
+    d : int
+        The number of features.
+
+    Returns
+    -------
+    list of (float, ProductKernel) or None
+        The weighted product-kernel terms (terms of weight 0 left out); None
+        when the kernel is not a sum of product kernels (e.g. Matern), so the
+        product route does not apply.
+
+    Examples
+    --------
+    >>> from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
+    >>> from kernelxai.explainers.gp_product import product_terms
+    >>> product_terms(ConstantKernel(2.0) * RBF(1.0) + WhiteKernel(0.1), 3)
+    [(2.0, RBF(lengthscale=1.0))]
+    >>> product_terms(Matern(1.0), 3) is None
+    True
+    """
 
     scale, kern = gp_kernel(kernel, d)
     if isinstance(kern, SumKernel):
@@ -51,6 +76,36 @@ def product_prior(terms, X1, X2, B) -> np.ndarray:
     Both integrands are polynomials of degree d - 1 in t and in t': ceil(d/2)
     Gauss-Legendre nodes per axis are exact. Leave-out products are prefix x
     suffix products (no division by small factors).
+
+    Parameters
+    ----------
+    terms : list of (float, ProductKernel)
+        The kernel as weighted product terms (:func:`product_terms`).
+    X1 : ndarray (n1, d)
+        Explained points x.
+    X2 : ndarray (n2, d)
+        Explained points x'.
+    B : ndarray (m, d)
+        Background rows b (the absent features' values, averaged over).
+
+    Returns
+    -------
+    ndarray (n1, n2, d, d)
+        Entry [a, c, j, k]: the prior covariance of phi_j(x_a) and phi_k(x'_c).
+
+    Examples
+    --------
+    By efficiency the d x d block sums to the prior variance of f(x) - mean_b f(b):
+
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> from kernelxai.explainers.gp_product import product_terms, product_prior
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2, 3)); B = rng.normal(size=(5, 3))
+    >>> P = product_prior(product_terms(RBF(1.0), 3), X, X, B)
+    >>> Z, a = np.vstack([X[:1], B]), np.r_[1.0, np.full(5, -0.2)]
+    >>> P.shape, round(float(P[0, 0].sum()), 6), round(float(a @ RBF(1.0)(Z, Z) @ a), 6)
+    ((2, 2, 3, 3), 0.897726, 0.897726)
     """
     n1, d = X1.shape
     n2, m = X2.shape[0], B.shape[0]
@@ -113,7 +168,43 @@ def product_prior(terms, X1, X2, B) -> np.ndarray:
 
 
 def product_psi(terms, X, B, X_train) -> np.ndarray:
-    """Psi (n, d, n_train): Shapley values of S -> mean_b k((x_S, b_{S^c}), x_i) per train point i."""
+    """Psi (n, d, n_train): Shapley values of S -> mean_b k((x_S, b_{S^c}), x_i) per train point i.
+
+    Each training point's game is a product game (absent factors k_l(b_l, x_il)),
+    solved by quadrature without enumerating coalitions, in blocks of
+    training points.
+
+    Parameters
+    ----------
+    terms : list of (float, ProductKernel)
+        The kernel as weighted product terms (:func:`product_terms`).
+    X : ndarray (n, d)
+        Explained points.
+    B : ndarray (m, d)
+        Background rows.
+    X_train : ndarray (n_train, d)
+        The GP's training inputs.
+
+    Returns
+    -------
+    ndarray (n, d, n_train)
+        Entry [a, j, i]: feature j's Shapley value at x_a in the game of
+        training point i.
+
+    Examples
+    --------
+    By efficiency, summing over features gives k(x, x_i) - mean_b k(b, x_i):
+
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> from kernelxai.explainers.gp_product import product_terms, product_psi
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2, 3)); B = rng.normal(size=(5, 3)); X_train = rng.normal(size=(4, 3))
+    >>> Psi = product_psi(product_terms(RBF(1.0), 3), X, B, X_train)
+    >>> efficient = RBF(1.0)(X[:1], X_train)[0] - RBF(1.0)(B, X_train).mean(axis=0)
+    >>> Psi.shape, bool(np.allclose(Psi[0].sum(axis=0), efficient))
+    ((2, 3, 4), True)
+    """
     n, d = X.shape
     m, nt = B.shape[0], X_train.shape[0]
     out = np.zeros((n, d, nt))

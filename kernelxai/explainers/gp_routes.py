@@ -10,7 +10,7 @@ that :func:`~kernelxai.explainers.gp_shap.explain_gp` and
 * :class:`SampledRoute` samples permutations (an unbiased U-statistic with jackknife errors);
 * :class:`ProductRoute` uses the product-kernel quadrature of :mod:`kernelxai.explainers.gp_product`.
 
-:func:`choose_route` picks one and :func:`route_cost` estimates its flops.
+:func:`choose_route` picks one and :func:`route_cost` estimates its work.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._calibration import Work
 from .._config import working_elements
 from ..values.observational import Observational
 from .gp_product import product_prior, product_psi
@@ -185,6 +186,40 @@ class _Route:
 
 
 class ExactRoute(_Route):
+    """The exact covariance route: all 2^d coalitions, any kernel, either value function.
+
+    The Shapley values are a linear map W (d, 2^d) of the coalition worths,
+    each a weighted sum of f over m background cells, so their covariance is
+    W C W^T with C the posterior covariance of the 2^d cell sums per point:
+    2^d m evaluation points per explained point (see ``MAX_POINTS``).
+
+    Parameters
+    ----------
+    post : Posterior
+        The GP's latent posterior (or prior) covariance.
+    B : ndarray (m, d)
+        Background rows.
+    weights_fn : callable
+        ``weights_fn(rows, masks) -> (n, c, m)``: the value function's weight
+        of each background row in each cell (point, coalition), e.g.
+        :func:`uniform_weights` with m bound, or :func:`observational_weights`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> from kernelxai.explainers.gp_posterior import fitted_gp
+    >>> from kernelxai.explainers import gp_routes
+    >>> X = np.random.default_rng(0).normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=0.1, optimizer=None).fit(X, y)
+    >>> post, B = fitted_gp(gp).post, X[:5]
+    >>> route = gp_routes.ExactRoute(post, B, lambda rows, masks: gp_routes.uniform_weights(rows, masks, 5))
+    >>> C = route.block(X[:2])               # Cov(phi(x_a), phi(x_b)) for a, b in the two points
+    >>> C.shape, round(float(C[0, 0].sum()), 6)   # efficiency: the variance of f(x) - mean_b f(b)
+    ((2, 2, 3, 3), 0.035955)
+    """
+
     name = "exact"
 
     def __init__(self, post, B, weights_fn):
@@ -216,6 +251,44 @@ class ExactRoute(_Route):
 
 
 class SampledRoute(_Route):
+    """The sampled covariance route: random permutations, any kernel, either value function.
+
+    Each permutation p gives an unbiased Shapley estimate W_p v; the mean of
+    W_p C W_q^T over pairs p != q is an unbiased estimate of the covariance
+    (a U-statistic), with jackknife standard errors from :meth:`per_point`.
+
+    Parameters
+    ----------
+    post : Posterior
+        The GP's latent posterior (or prior) covariance.
+    B : ndarray (m, d)
+        Background rows.
+    weights_fn : callable
+        ``weights_fn(rows, masks) -> (n, c, m)``: the value function's weight
+        of each background row in each cell (point, coalition), e.g.
+        :func:`uniform_weights` with m bound, or :func:`observational_weights`.
+    n_permutations : int
+        Number P of permutations (at least 3 for the jackknife).
+    rng : numpy Generator
+        Draws the permutations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> from kernelxai.explainers.gp_posterior import fitted_gp
+    >>> from kernelxai.explainers import gp_routes
+    >>> X = np.random.default_rng(0).normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=0.1, optimizer=None).fit(X, y)
+    >>> post, B = fitted_gp(gp).post, X[:5]
+    >>> uniform = lambda rows, masks: gp_routes.uniform_weights(rows, masks, 5)
+    >>> route = gp_routes.SampledRoute(post, B, uniform, 32, np.random.default_rng(0))
+    >>> cov, err = route.per_point(X[:1])
+    >>> cov.shape, err.shape, round(float(cov[0].sum()), 6)   # the sum is exact, the entries estimates
+    ((1, 3, 3), (1, 3, 3), 0.035955)
+    """
+
     name = "sampled"
 
     def __init__(self, post, B, weights_fn, n_permutations, rng):
@@ -267,6 +340,40 @@ class SampledRoute(_Route):
 
 
 class ProductRoute(_Route):
+    """The product covariance route: interventional values of product kernels, no enumeration.
+
+    The prior term comes from :func:`~kernelxai.explainers.gp_product.product_prior`
+    and the data term from the Shapley values of the training points' games
+    (:func:`~kernelxai.explainers.gp_product.product_psi`), both by
+    Gauss-Legendre quadrature in polynomial time in d.
+
+    Parameters
+    ----------
+    post : Posterior
+        The GP's latent posterior (or prior) covariance.
+    B : ndarray (m, d)
+        Background rows.
+    terms : list of (float, ProductKernel)
+        The GP kernel as weighted product terms
+        (:func:`~kernelxai.explainers.gp_product.product_terms`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> from kernelxai.explainers.gp_posterior import fitted_gp
+    >>> from kernelxai.explainers import gp_routes
+    >>> X = np.random.default_rng(0).normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=0.1, optimizer=None).fit(X, y)
+    >>> post, B = fitted_gp(gp).post, X[:5]
+    >>> from kernelxai.explainers.gp_product import product_terms
+    >>> route = gp_routes.ProductRoute(post, B, product_terms(gp.kernel_, 3))
+    >>> exact = gp_routes.ExactRoute(post, B, lambda rows, masks: gp_routes.uniform_weights(rows, masks, 5))
+    >>> bool(np.allclose(route.block(X[:2]), exact.block(X[:2])))
+    True
+    """
+
     name = "product"
 
     def __init__(self, post, B, terms):
@@ -298,12 +405,67 @@ class ProductRoute(_Route):
 # value functions as cell weights
 # --------------------------------------------------------------------------- #
 def uniform_weights(rows, masks, m) -> np.ndarray:
-    """Cell weights (n, c, m) of the interventional value function: 1/m per background row."""
+    """Cell weights (n, c, m) of the interventional value function: 1/m per background row.
+
+    Parameters
+    ----------
+    rows : ndarray (n, d)
+        Explained points.
+    masks : bool array (c, d)
+        Coalitions.
+    m : int
+        Background rows.
+
+    Returns
+    -------
+    ndarray (n, c, m)
+        Every entry 1/m.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.explainers.gp_routes import uniform_weights
+    >>> w = uniform_weights(np.zeros((2, 3)), np.zeros((8, 3), dtype=bool), 5)
+    >>> w.shape, float(w[0, 0, 0])
+    ((2, 8, 5), 0.2)
+    """
     return np.full((len(rows), len(masks), m), 1.0 / m)
 
 
 def observational_weights(gp, B, eta) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """Cell weights of the observational value function: the CME weights kx.explain uses."""
+    """Cell weights of the observational value function: the CME weights kx.explain uses.
+
+    Parameters
+    ----------
+    gp : object
+        The model (or latent regressor) :class:`~kernelxai.values.Observational` takes.
+    B : ndarray (m, d)
+        Background rows the conditional mean embedding is fitted on.
+    eta : float
+        CME regularisation.
+
+    Returns
+    -------
+    callable
+        ``weights(rows, masks) -> (n, c, m)``: the weight beta_b(x_S) of each
+        background row for each point and coalition.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> from kernelxai.explainers.gp_posterior import fitted_gp
+    >>> from kernelxai.explainers import gp_routes
+    >>> X = np.random.default_rng(0).normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=0.1, optimizer=None).fit(X, y)
+    >>> post, B = fitted_gp(gp).post, X[:5]
+    >>> weights = gp_routes.observational_weights(gp, B, 1e-3)
+    >>> W = weights(X[:2], np.array([[False, False, False], [True, True, True]]))
+    >>> W.shape, np.round(W.sum(axis=2), 4)       # the weights of a coalition sum to about 1
+    ((2, 2, 5), array([[1., 1.],
+           [1., 1.]]))
+    """
 
     value = Observational(gp, background=B, eta=eta, form="product")
 
@@ -318,7 +480,50 @@ def observational_weights(gp, B, eta) -> Callable[[np.ndarray, np.ndarray], np.n
 # choosing a route
 # --------------------------------------------------------------------------- #
 def choose_route(method, value, terms, d, m, n, joint) -> str:
-    """The covariance route for ``method`` ("auto" resolved), refusing one that does not apply."""
+    """The covariance route for ``method`` ("auto" resolved), refusing one that does not apply.
+
+    ``"auto"`` takes ``"product"`` for interventional values of a product
+    kernel, else ``"exact"`` when the evaluation points fit ``MAX_POINTS``,
+    else ``"sampled"``.
+
+    Parameters
+    ----------
+    method : {"auto", "exact", "sampled", "product"}
+        The route asked for.
+    value : {"interventional", "observational"}
+        The value function.
+    terms : list of (float, ProductKernel) or None
+        The kernel's product terms (:func:`~kernelxai.explainers.gp_product.product_terms`);
+        None when it has none.
+    d, m, n : int
+        Features, background rows and explained points.
+    joint : bool
+        Whether covariances across points are wanted (the exact route then
+        needs n 2^d m evaluation points).
+
+    Returns
+    -------
+    str
+        ``"exact"``, ``"sampled"`` or ``"product"``.
+
+    Raises
+    ------
+    ValueError
+        ``"product"`` for observational values or a kernel without product
+        terms; ``"exact"`` above ``MAX_POINTS`` evaluation points.
+
+    Examples
+    --------
+    >>> from kernelxai.explainers.gp_routes import choose_route
+    >>> choose_route("auto", "observational", None, d=3, m=5, n=2, joint=False)
+    'exact'
+    >>> choose_route("auto", "observational", None, d=20, m=100, n=2, joint=False)
+    'sampled'
+    >>> choose_route("product", "observational", None, d=3, m=5, n=2, joint=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: method='product' computes the covariance of interventional values only ...
+    """
     per_point = 2**d * m if d <= 30 else np.inf
     if method == "auto":
         if value == "interventional" and terms is not None:
@@ -349,10 +554,44 @@ def choose_route(method, value, terms, d, m, n, joint) -> str:
     return method
 
 
-def route_cost(route, d, m, n_train, n_cells) -> float:
-    """Rough flop count per explained point (or per pair of points)."""
+def route_cost(route, d, m, n_train, n_cells) -> Work:
+    """The work per explained point (or per pair of points), by kind.
+
+    Exact and sampled routes: the prior covariance of the ``n_cells * m`` evaluation points
+    (kernel evaluations, elementwise) and their whitening by the training Cholesky factor
+    (triangular solves, BLAS). Product route: the 2-D quadrature of the prior term
+    (elementwise) and the training system's products (BLAS).
+
+    Parameters
+    ----------
+    route : {"exact", "sampled", "product"}
+        The route.
+    d : int
+        Features.
+    m : int
+        Background rows.
+    n_train : int
+        Training points of the GP (0 for the prior).
+    n_cells : int or float
+        Coalitions evaluated per point by the exact or sampled route (ignored
+        by the product route).
+
+    Returns
+    -------
+    Work
+        Elementwise (``flops``) and dense linear algebra (``blas_flops``)
+        operations, priced in seconds by the cost guard (``.seconds``).
+
+    Examples
+    --------
+    >>> from kernelxai.explainers.gp_routes import route_cost
+    >>> w = route_cost("exact", 3, 5, 20, 2**3)      # d = 3, m = 5, 20 training points, 8 coalitions
+    >>> w.flops, w.blas_flops
+    (19200.0, 32000.0)
+    """
     if route == "product":
         q = max(1, math.ceil(d / 2))
-        return 14.0 * m * m * q * q * d * d + 4.0 * m * n_train * q * d + 2.0 * n_train * n_train * d
+        return Work(flops=14.0 * m * m * q * q * d * d + 4.0 * m * n_train * q * d,
+                    blas_flops=2.0 * n_train * n_train * d)
     pts = n_cells * m
-    return 3.0 * pts * pts * d + 2.0 * pts * n_train * (n_train + d)
+    return Work(flops=3.0 * pts * pts * d + 2.0 * pts * n_train * d, blas_flops=2.0 * pts * n_train * n_train)

@@ -238,7 +238,8 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     n_cells = {"exact": 2**d if d <= 30 else np.inf, "sampled": (n_perm or 3) * (d - 1) + 2,
                "product": 0}[route_name]
     per = route_cost(route_name, d, m, post.n_train, n_cells)
-    check_cost(per * (n * n if joint else n),
+    work = per * (n * n if joint else n)
+    check_cost(work,
                f"the {route_name} GP-SHAP covariance ({n} points, d = {d}, m = {m} background rows, "
                f"{post.n_train} training points{', jointly' if joint else ''})",
                ["a smaller background (kx.background.subsample / summarize)", "fewer explained points",
@@ -248,15 +249,16 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         raise ValueError("joint=True couples the rows (their cross-covariances): it runs in one "
                          "process; n_jobs= applies to joint=False")
     if not joint and n > 1:  # chunks of rows with joblib (kernelxai.parallel)
-        rows = parallel.check_rows_per_chunk(rows_per_chunk) or parallel.plan_rows(n, per * n, per)
+        rows = parallel.check_rows_per_chunk(rows_per_chunk) or parallel.plan_rows(n, per.ops * n, per.ops)
         if rows < n:
             seed = parallel.shared_seed(random_state) if route_name == "sampled" else None
             pieces = parallel.run_rows(_explain_gp_rows, X, n_jobs=n_jobs, rows_per_chunk=rows,
                                        shared=(gp, value, B, route_name, eta, budget, seed),
                                        desc=f"kx.explain_gp ({route_name})")
             backend, workers = parallel.execution(n_jobs, len(pieces))
-            return parallel.concat_results(pieces, n_jobs=workers, rows_per_chunk=rows,
-                                           backend=backend)
+            estimated = sum(piece.meta.get("estimated_seconds", 0.0) for piece in pieces)
+            return parallel.concat_results(pieces, {"estimated_seconds": estimated}, n_jobs=workers,
+                                           rows_per_chunk=rows, backend=backend)
 
     # the mean: Shapley values of the posterior mean, exactly as kx.explain gives them
 
@@ -290,11 +292,19 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     for i in range(n):
         target, size = efficiency_variance(post, Xa[i], B)
         got = cov[i].sum()
-        if abs(got - target) > 1e-8 * max(size, np.finfo(float).tiny):
+        tol = 1e-8 * max(size, np.finfo(float).tiny)
+        if abs(got - target) > tol:
             raise RuntimeError(
                 f"efficiency violated at row {i} of X: 1^T Cov(phi) 1 = {got!r} but "
                 f"Var(f(x) - v_x(empty)) = {target!r}; please report this"
             )
+        # a variance that is zero but for rounding (a point the GP interpolates) can come out
+        # a hair below zero: it is zero, to the same tolerance as the check above
+        diag = np.einsum("jj->j", cov[i])
+        if diag.min() < -tol:
+            raise RuntimeError(f"a negative posterior variance {diag.min()!r} of a Shapley value at row {i} "
+                               f"of X (beyond rounding, {tol:.3g}); please report this")
+        diag[diag < 0] = 0.0
 
     stderr = np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0.0, None))
     values = np.asarray(mean.values, dtype=float)
@@ -310,6 +320,7 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     meta = {
         "value_function": value,
         "method": route_name,
+        "estimated_seconds": work.seconds + mean.meta.get("estimated_seconds", 0.0),
         "covariance": fitted.what + "; " + described,
         "n_background": m,
         "credible_level": 0.95,

@@ -54,6 +54,16 @@ class Target:
         ``"score_samples"``, ``"transform"`` or ``"__call__"`` (a plain
         function); ``kx.explain`` reports it as ``meta["model_method"]``.
         None when ``expansion`` is given (or the method is unknown).
+
+    Examples
+    --------
+    >>> from kernelxai.explainers.intake import as_target
+    >>> f = lambda P: P[:, 0] ** 2
+    >>> t = as_target(f)                     # a plain function: explained through model calls
+    >>> t.is_exact, t.model_output, t.call is f
+    (False, '__call__', True)
+    >>> t.why_not
+    'a plain callable is not a kernel model kernelxai can convert'
     """
 
     name: str | None
@@ -80,6 +90,17 @@ class Intake:
         None when the model is explained as it is (one target); otherwise the
         plan whose :meth:`~kernelxai.models.convert.plans.OutputPlan.finish`
         turns the per-target explanations into one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0])
+    >>> from kernelxai.explainers.intake import intake
+    >>> door = intake(krr)
+    >>> len(door.targets), door.plan is None, door.targets[0].is_exact
+    (1, True, True)
     """
 
     targets: tuple
@@ -107,6 +128,20 @@ def intake(model: Any, output: str | None = None) -> Intake:
     PrecomputedKernelError
         The model was fitted with ``kernel="precomputed"``: neither exact routes
         nor model calls over the features can explain it (the message says what to do).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0])
+    >>> from kernelxai.explainers.intake import intake
+    >>> intake(krr).targets[0].expansion
+    KernelExpansion(n=20, d=3, kernel=RBF(lengthscale=1.0), intercept=0)
+    >>> intake(krr, output="density")
+    Traceback (most recent call last):
+    ...
+    ValueError: output='density' is not an output of this KernelRidge ...; its outputs are 'prediction'
     """
     plan = output_plan(model, output)
     if plan is None:
@@ -120,12 +155,36 @@ def as_target(model: Any, name: str | None = None) -> Target:
     Parameters
     ----------
     model : object
+        A model, or one output of it (from an output plan).
     name : str, optional
         The output's name.
 
     Returns
     -------
     Target
+        With ``expansion`` set when :func:`kernelxai.models.as_expansion`
+        converts the model; otherwise with ``why_not``, ``call`` and
+        ``model_output`` (a classifier is called through its
+        ``decision_function``).
+
+    Raises
+    ------
+    PrecomputedKernelError
+        The model was fitted with ``kernel="precomputed"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0])
+    >>> from sklearn.tree import DecisionTreeRegressor
+    >>> from kernelxai.explainers.intake import as_target
+    >>> as_target(krr).is_exact
+    True
+    >>> tree = as_target(DecisionTreeRegressor(max_depth=2).fit(X, X[:, 0]))
+    >>> tree.is_exact, tree.model_output, tree.why_not
+    (False, 'predict', 'a DecisionTreeRegressor is not a kernel model kernelxai converts exactly')
     """
     try:
         expansion = as_expansion(model)
@@ -144,12 +203,64 @@ def dense_inputs(X: Any, background: Any) -> tuple[Any, Any]:
     dense copy fits in ``kx.get_config()["max_memory"]`` bytes
     (:func:`kernelxai._validation.densify`). Anything else passes unchanged
     (DataFrames keep their columns).
+
+    Parameters
+    ----------
+    X : array-like, DataFrame or scipy sparse matrix
+        The points to explain.
+    background : array-like, DataFrame, scipy sparse matrix or None
+        The background sample (None passes through).
+
+    Returns
+    -------
+    tuple
+        ``(X, background)``, each a dense ndarray if it was sparse, else as given.
+
+    Raises
+    ------
+    ValueError
+        A sparse input whose dense copy would exceed the memory budget (raised
+        by :func:`kernelxai._validation.densify`).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from kernelxai.explainers.intake import dense_inputs
+    >>> X, background = dense_inputs(sp.eye(3, format="csr"), None)
+    >>> type(X).__name__, X.shape, background is None
+    ('ndarray', (3, 3), True)
     """
     return densify(X, "X"), None if background is None else densify(background, "background")
 
 
 def why_not_a_kernel_model(model: Any, err: Exception) -> str:
-    """Why ``model`` is not converted to a kernel expansion: the conversion's reason, shortened."""
+    """Why ``model`` is not converted to a kernel expansion: the conversion's reason, shortened.
+
+    Parameters
+    ----------
+    model : object
+        The model :func:`kernelxai.models.as_expansion` refused.
+    err : Exception
+        The TypeError it raised.
+
+    Returns
+    -------
+    str
+        The reason ``meta["route"]`` reports: for a plain callable or a
+        scikit-learn model it does not convert, one short sentence; else the
+        conversion's message without its list of supported models.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai.explainers.intake import why_not_a_kernel_model
+    >>> f = lambda P: P[:, 0]
+    >>> try:
+    ...     kx.models.as_expansion(f)
+    ... except TypeError as err:
+    ...     print(why_not_a_kernel_model(f, err))
+    a plain callable is not a kernel model kernelxai can convert
+    """
     module = type(model).__module__ or ""
     if not module.startswith(("sklearn.", "kernelxai.")) and callable(model) \
             and not hasattr(model, "predict"):

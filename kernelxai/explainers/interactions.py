@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._config import get_config
 from .._validation import check_rng
 from ..estimators.interaction_exact import exact_interactions
 from ..estimators.interaction_index import INDICES, check_efficiency, check_index, interaction_coefficients
@@ -142,8 +141,8 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
     if tolerance is not None and (isinstance(tolerance, bool) or not tolerance > 0):
         raise ValueError(f"tolerance must be a positive number or None; got {tolerance!r}")
     method, why, budget = plan_interactions(game, method, budget)
-    flops, detail = interaction_cost(method, game, index, budget)
-    show = check_cost(flops, f"shapley_interactions(index={index!r}, method={method!r}) ({detail})",
+    work, detail = interaction_cost(method, game, index, budget)
+    show = check_cost(work, f"shapley_interactions(index={index!r}, method={method!r}) ({detail})",
                       cost_advice(method, game))
     if progress is None:
         progress = show
@@ -160,8 +159,7 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
                 f"method={method!r} produced non-finite {index} terms (an overflow it cannot "
                 "handle); try another method")
     rel = check_efficiency(index, method, res, tolerance)
-    return _explanation(game, index, method, res, rel, why,
-                        flops / get_config()["flops_per_second"])
+    return _explanation(game, index, method, res, rel, why, work.seconds)
 
 
 def _explanation(game, index, method, res, rel, why, seconds):
@@ -232,6 +230,18 @@ def explain_interactions(model, X, value="interventional", background=None, inde
     Explanation
         ``values`` (n, d) order-1 terms, ``interactions`` (n, d, d), feature names from
         ``X``; ``meta["route"]`` as in :func:`kernelxai.explain`.
+
+    Raises
+    ------
+    BackgroundRequiredError
+        ``output=`` asks for outputs explained through model calls and no
+        ``background`` was given.
+    InvalidOptionError
+        A keyword neither this function, :func:`shapley_interactions` nor the
+        value function takes (with "did you mean ...?" when one is close).
+    ValueError
+        An unknown ``index``, ``method`` or ``value``, an ``order`` other than 2,
+        or anything :func:`kernelxai.explain` refuses.
 
     Examples
     --------

@@ -41,6 +41,14 @@ class R2Game(Game):
     y : array (n,)
         Response.
     feature_names : list of str, optional
+        Player names; default the DataFrame's columns, else ``x0``, ``x1``, ...
+
+    Raises
+    ------
+    ValueError
+        If X has fewer than 2 rows or non-finite entries, y is not 1-D with
+        one value per row of X, y has NaN or inf, or y is constant (R^2 is
+        then undefined).
 
     Notes
     -----
@@ -48,6 +56,18 @@ class R2Game(Game):
     projection of y on the span of the columns in S (singular values below
     1e-10 of the largest are dropped), so a duplicated covariate adds nothing
     and a constant one is a null player.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from kernelxai.explainers.regression import R2Game
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 3)); y = X @ [1.0, 0.5, 0.0] + rng.normal(size=50)
+    >>> game = R2Game(X, y, feature_names=["a", "b", "c"])
+    >>> round(float(game.full_value), 4), round(float(game([True, False, False])), 4)   # R^2 of all, of "a"
+    (0.6819, 0.6502)
+    >>> np.round(kx.shapley_values(game).values, 4)
+    array([0.6181, 0.0493, 0.0144])
     """
 
     def __init__(self, X, y, feature_names=None):
@@ -125,6 +145,13 @@ def explain_r2(X, y, method="exact", *, groups=None, group_names=None, feature_n
     Explanation
         ``values`` (d,) or (G,) summing to the full model's R^2
         (``base_values`` = 0); ``meta["r2"]`` holds that R^2.
+
+    Raises
+    ------
+    ValueError
+        If ``group_names`` is given without ``groups``, or X and y are
+        refused by :class:`R2Game` (mismatched lengths, non-finite values, a
+        constant y).
 
     Examples
     --------

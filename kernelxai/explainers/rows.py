@@ -48,7 +48,41 @@ class _ExplainJob:
 
 
 def explain_chunk(job, X) -> tuple[Explanation, dict | None]:
-    """One chunk of :func:`explain_rows`: the Shapley values of the rows ``X`` and the end state of its Generator."""
+    """One chunk of :func:`explain_rows`: the Shapley values of the rows ``X`` and the end state of its Generator.
+
+    A module-level function, so that it can be pickled for the workers.
+
+    Parameters
+    ----------
+    job : object
+        What every chunk shares: ``value_function``, ``method`` (resolved),
+        ``options`` and ``seed`` (the call's seed, or a shared state for
+        sampling estimators; each chunk draws from its own Generator).
+    X : array (k, d) or DataFrame
+        The chunk's rows.
+
+    Returns
+    -------
+    result : Explanation
+        The Shapley values of the k rows.
+    state : dict or None
+        The end state of the chunk's Generator (None without a seed), which
+        :func:`kernelxai.parallel.hand_back` passes on to the caller's Generator.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] * X[:, 1])
+    >>> vf = kx.values.Interventional(krr, background=X)
+    >>> from types import SimpleNamespace
+    >>> from kernelxai.explainers.rows import explain_chunk
+    >>> job = SimpleNamespace(value_function=vf, method="exact", options={}, seed=None)
+    >>> result, state = explain_chunk(job, X[:2])
+    >>> result.values.shape, state is None
+    ((2, 3), True)
+    """
     rng = chunk_rng(job.seed)
     game = job.value_function.game(X)
     # the whole call's cost was estimated and checked once: the chunk does not estimate its own
@@ -58,7 +92,31 @@ def explain_chunk(job, X) -> tuple[Explanation, dict | None]:
 
 
 def rows_coupled(options) -> str | None:
-    """Why the rows of one call depend on each other under these estimator options, else None."""
+    """Why the rows of one call depend on each other under these estimator options, else None.
+
+    Rows that depend on each other cannot run in chunks: :func:`explain_rows`
+    refuses ``n_jobs`` and ``rows_per_chunk`` for them.
+
+    Parameters
+    ----------
+    options : dict
+        The estimator's resolved options.
+
+    Returns
+    -------
+    str or None
+        The reason (Bayesian SHAP with ``target_width=`` widens its budget
+        until every row's interval is narrow enough), or None when the rows
+        are independent.
+
+    Examples
+    --------
+    >>> from kernelxai.explainers.rows import rows_coupled
+    >>> rows_coupled({"n_samples": 256}) is None
+    True
+    >>> print(rows_coupled({"target_width": 0.1}))
+    Bayesian SHAP with target_width= draws coalitions until the widest interval ... depend on the others
+    """
     if options.get("target_width") is not None:
         return ("Bayesian SHAP with target_width= draws coalitions until the widest interval over "
                 "the explained rows is narrow enough, so each row's values depend on the others")
@@ -86,6 +144,26 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
         As :func:`kernelxai.shapley_values` returns it; when the rows ran in chunks,
         ``meta["parallel"]`` records ``n_jobs`` (workers), ``chunks``,
         ``rows_per_chunk`` and ``backend``.
+
+    Raises
+    ------
+    ValueError
+        ``n_jobs`` or ``rows_per_chunk`` is given for options under which the
+        rows depend on each other (:func:`rows_coupled`), or either is invalid.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] * X[:, 1])
+    >>> vf = kx.values.Interventional(krr, background=X)
+    >>> from kernelxai.explainers.rows import explain_rows
+    >>> e = explain_rows(vf, vf.game(X[:4]), X[:4], "exact", {}, n_jobs=1, rows_per_chunk=2)
+    >>> e.meta["parallel"]["chunks"], e.meta["parallel"]["backend"]
+    (2, 'sequential')
+    >>> bool(np.allclose(e.values, kx.shapley_values(vf.game(X[:4]), method="exact").values))
+    True
     """
     n_jobs = check_n_jobs(n_jobs)
     rows_per_chunk = check_rows_per_chunk(rows_per_chunk)
@@ -116,7 +194,7 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
         return serial()
     if rows_per_chunk is None:
         probe = est.cost(value_function.game(take_rows(X, slice(0, 1))), resolved)
-        rows_per_chunk = plan_rows(n, cost.flops, probe.flops, cost.memory, probe.memory)
+        rows_per_chunk = plan_rows(n, cost.ops, probe.ops, cost.memory, probe.memory)
     config = get_config()
     over = config["max_cost"] is not None and cost.seconds > config["max_cost"]
     if over or rows_per_chunk >= n:
@@ -157,7 +235,41 @@ class _InteractionsJob:
 
 
 def interactions_chunk(job, X) -> tuple[Explanation, dict | None]:
-    """One chunk of :func:`interactions_rows`: the interactions of the rows ``X`` and the end state of its Generator."""
+    """One chunk of :func:`interactions_rows`: the interactions of the rows ``X`` and the end state of its Generator.
+
+    A module-level function, so that it can be pickled for the workers.
+
+    Parameters
+    ----------
+    job : object
+        What every chunk shares: ``run`` (:func:`kernelxai.shapley_interactions`),
+        ``value_function``, ``index``, ``order``, ``method`` (resolved) and
+        ``options`` (``random_state`` seeds the chunk's own Generator).
+    X : array (k, d) or DataFrame
+        The chunk's rows.
+
+    Returns
+    -------
+    result : Explanation
+        The interactions of the k rows.
+    state : dict or None
+        The end state of the chunk's Generator (None without a seed).
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] * X[:, 1])
+    >>> vf = kx.values.Interventional(krr, background=X)
+    >>> from types import SimpleNamespace
+    >>> from kernelxai.explainers.rows import interactions_chunk
+    >>> job = SimpleNamespace(run=kx.shapley_interactions, value_function=vf, index="k-SII", order=2,
+    ...                       method="exact", options={})
+    >>> result, state = interactions_chunk(job, X[:2])
+    >>> result.interactions.shape, state is None
+    ((2, 3, 3), True)
+    """
     options = dict(job.options)
     rng = chunk_rng(options.get("random_state"))
     options["random_state"] = rng
@@ -175,6 +287,45 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
     :func:`kernelxai.shapley_interactions` itself, handed in by its module (which calls this
     driver, so this module does not import it back); a module-level function, so that it
     can be pickled for the workers.
+
+    Parameters
+    ----------
+    value_function : ValueFunction
+        Builds the game of any rows of ``X``.
+    game : Game
+        ``value_function.game(X)``: costs, ``method="auto"`` and the serial call use it.
+    X : array (n, d) or DataFrame
+        The explained rows.
+    index : str
+        The interaction index (e.g. ``"k-SII"``).
+    order : int
+        The interaction order (2).
+    method : str
+        ``"auto"``, ``"exact"``, ``"product"`` or ``"sampled"``.
+    options : dict
+        :func:`kernelxai.shapley_interactions`'s keywords.
+    run : callable
+        :func:`kernelxai.shapley_interactions`.
+    n_jobs, rows_per_chunk : see :func:`kernelxai.explain`.
+
+    Returns
+    -------
+    Explanation
+        As ``run`` returns it (``values`` and ``interactions``); when the rows
+        ran in chunks, ``meta["parallel"]`` records them as :func:`explain_rows` does.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] * X[:, 1])
+    >>> vf = kx.values.Interventional(krr, background=X)
+    >>> from kernelxai.explainers.rows import interactions_rows
+    >>> e = interactions_rows(vf, vf.game(X[:4]), X[:4], "k-SII", 2, "exact", {},
+    ...                       run=kx.shapley_interactions, n_jobs=1, rows_per_chunk=2)
+    >>> e.interactions.shape, e.meta["parallel"]["chunks"]
+    ((4, 3, 3), 2)
     """
     n_jobs = check_n_jobs(n_jobs)
     rows_per_chunk = check_rows_per_chunk(rows_per_chunk)
@@ -184,12 +335,12 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
         with reduction_jobs(n_jobs):
             return run(game, index, order, method, **options)
     resolved, why, budget = plan_interactions(game, method, options.get("budget"))
-    flops, _ = interaction_cost(resolved, game, index, budget)
+    work, _ = interaction_cost(resolved, game, index, budget)
     if rows_per_chunk is None:
         probe, _ = interaction_cost(resolved, value_function.game(take_rows(X, slice(0, 1))), index, budget)
-        rows_per_chunk = plan_rows(n, flops, probe)
+        rows_per_chunk = plan_rows(n, work.flops + work.blas_flops, probe.flops + probe.blas_flops)
     config = get_config()
-    seconds = flops / config["flops_per_second"]
+    seconds = work.seconds
     over = config["max_cost"] is not None and seconds > config["max_cost"]
     if over or rows_per_chunk >= n:
         with reduction_jobs(n_jobs):

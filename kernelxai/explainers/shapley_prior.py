@@ -150,7 +150,7 @@ class ShapleyPrior:
         if not np.isfinite(Phi).all():
             raise ValueError("values contain NaN or inf")
         check_cost(route_cost(self.route_.name, d, self.B_.shape[0], 0, 2**min(d, 30))
-                   * len(Xa) * (len(Xa) + 1) / 2,
+                   * (len(Xa) * (len(Xa) + 1) / 2),
                    f"the Shapley prior between {len(Xa)} points (d = {d}, m = {self.B_.shape[0]})",
                    ["fewer known points", "a smaller background (kx.background.subsample)"])
         K = self._flat(self.route_.block(Xa))

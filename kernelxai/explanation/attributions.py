@@ -91,6 +91,17 @@ class Explanation:
         ``("instance", "feature", "output")``. Inferred from ``values`` (see
         above) when omitted; slicing uses it to describe what is left.
 
+    Raises
+    ------
+    ValueError
+        If an array does not have the shape ``values`` implies (see the table
+        below), ``values`` has more than 3 axes, ``axes`` is not a subsequence
+        of ``("instance", "feature", "output")`` matching ``values``,
+        ``feature_names`` or ``output_names`` has the wrong length (or output
+        names repeat), ``output_names`` are given for values without an output
+        axis, or ``interactions``, ``covariance`` or ``joint_covariance``
+        break their conditions above.
+
     Notes
     -----
     Shape contract. With ``n`` instances, ``d`` features and ``k`` outputs,
@@ -120,6 +131,29 @@ class Explanation:
     sliced exactly while both the instance and the feature axis remain and
     dropped as soon as one of them is indexed by a single integer (the
     per-instance ``covariance`` remains).
+
+    Examples
+    --------
+    Explanations usually come from :func:`kernelxai.explain`; made by hand:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> e = kx.Explanation([[1.0, -0.5, 2.0], [0.0, 1.5, -1.0]], base_values=10.0,
+    ...                    data=[[3, 1, 0], [2, 2, 1]], feature_names=["age", "bmi", "bp"])
+    >>> e, e.output   # base value plus the sum over the features
+    (Explanation(shape=(2, 3), method='?'), array([12.5, 10.5]))
+    >>> e[0].values, e[:, "bmi"].values
+    (array([ 1. , -0.5,  2. ]), array([-0.5,  1.5]))
+    >>> e.to_frame()
+       age  bmi   bp
+    0  1.0 -0.5  2.0
+    1  0.0  1.5 -1.0
+
+    With an output axis (a classifier's two classes):
+
+    >>> m = kx.Explanation(np.zeros((2, 3, 2)), base_values=0.5, output_names=["no", "yes"])
+    >>> m.axes, m[..., "yes"]
+    (('instance', 'feature', 'output'), Explanation(shape=(2, 3), method='?', output='yes'))
     """
 
     def __init__(self, values, base_values=0.0, data=None, feature_names=None,

@@ -192,6 +192,20 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
 
     Examples
     --------
+    The penalty on feature x2's Shapley values shrinks them as ``lam_shapley`` grows
+    (:meth:`path` fits several values at the cost of one):
+
+    >>> import numpy as np
+    >>> from kernelxai.functionals.regularised import ShapleyRegularisedKernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> y = X[:, 0] + X[:, 1] + 0.5 * X[:, 2]
+    >>> model = ShapleyRegularisedKernelRidge(lam=1e-2, features=["x2"])
+    >>> fits = model.path(X, y, [0.0, 1.0, 10.0])
+    >>> [round(fit.shapley_penalty_, 4) for fit in fits]
+    [0.1323, 0.0548, 0.0086]
+
+    On the data of the RKHS-SHAP experiments:
+
     >>> X, y = kx.datasets.rkhs_shap.correlated_gaussian(500, seed=0)          # doctest: +SKIP
     >>> m = ShapleyRegularisedKernelRidge(lam_shapley=1.0, features=[4]).fit(X, y)  # doctest: +SKIP
     >>> kx.explain(m, X[:50], value="interventional")                          # doctest: +SKIP
@@ -299,6 +313,20 @@ class ShapleyRegularisedKernelLogisticRegression(_ShapleyPenaltyMixin, KernelLog
     ----------
     classes_, expansion_, alpha_, intercept_, kernel_, lam_, lam_shapley_, features_,
     representers_, shapley_penalty_, n_iter_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.functionals.regularised import ShapleyRegularisedKernelLogisticRegression
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> y = (X[:, 0] + X[:, 1] + 0.5 * X[:, 2] > 0).astype(int)
+    >>> plain = ShapleyRegularisedKernelLogisticRegression(lam=1e-2, features=["x2"]).fit(X, y)
+    >>> model = ShapleyRegularisedKernelLogisticRegression(lam=1e-2, lam_shapley=1.0, features=["x2"]).fit(X, y)
+    >>> model.features_, round(plain.shapley_penalty_, 4), round(model.shapley_penalty_, 4)
+    ([2], 0.0386, 0.0112)
+    >>> kx.explain(model, X[:2]).values.shape  # the logit's Shapley values
+    (2, 3)
     """
 
     def __init__(self, kernel=None, lam=None, lam_shapley=0.0, features=(), value="interventional",

@@ -99,8 +99,29 @@ def shapley_coefficients(d, features=None) -> np.ndarray:
     Parameters
     ----------
     d : int
+        Number of players (features).
     features : list of int, optional
         Columns to return (default all d).
+
+    Returns
+    -------
+    ndarray (2**d, q)
+        One row per coalition (row k is the coalition with bitmask k, bit j = feature j),
+        one column per requested feature.
+
+    Examples
+    --------
+    For two players, phi_0 = (v({0}) - v(empty) + v(all) - v({1})) / 2:
+
+    >>> import kernelxai as kx
+    >>> kx.functionals.shapley_coefficients(2)
+    array([[-0.5, -0.5],
+           [ 0.5, -0.5],
+           [-0.5,  0.5],
+           [ 0.5,  0.5]])
+    >>> worths = [0.0, 1.0, 2.0, 5.0]  # v(empty), v({0}), v({1}), v({0, 1})
+    >>> (worths @ kx.functionals.shapley_coefficients(2)).tolist()
+    [2.0, 3.0]
     """
     d = check_positive_int(d, "number of features")
     feats = list(range(d)) if features is None else [int(i) for i in features]
@@ -122,11 +143,40 @@ def sample_shapley_coalitions(d, features, n_coalitions, seed=None) -> tuple[np.
     uniformly on 0..d-1, then a uniform subset of that size -- and
     phi_i ≈ (1/J) sum_j (v(S_j + i) - v(S_j)), an unbiased estimate.
 
+    Parameters
+    ----------
+    d : int
+        Number of players (features).
+    features : list of int
+        The features i to estimate phi_i of (q of them), as indices.
+    n_coalitions : int
+        J, the coalitions drawn per feature.
+    seed : None, int or Generator
+        Randomness of the draws.
+
     Returns
     -------
     coalitions : bool array (2 J q, d)
+        Per feature, a block of 2 J rows: the J coalitions S_j + i, then the J
+        coalitions S_j.
     weights : array (2 J q, q)
         +1/J on S_j + i and -1/J on S_j in the column of feature i.
+
+    Raises
+    ------
+    ValueError
+        When ``d`` or ``n_coalitions`` is not a positive integer.
+
+    Examples
+    --------
+    Phi_0 of 3 players from J = 2 draws: the estimate is ``worths @ weights``.
+
+    >>> import kernelxai as kx
+    >>> Z, W = kx.functionals.sample_shapley_coalitions(3, [0], 2, seed=0)
+    >>> Z.shape, W.ravel().tolist()
+    ((4, 3), [0.5, 0.5, -0.5, -0.5])
+    >>> bool(Z[:2, 0].all()), bool(Z[2:, 0].any())  # with feature 0, then without it
+    (True, False)
     """
     d = check_positive_int(d, "number of features")
     J = check_positive_int(n_coalitions, "n_coalitions")
@@ -158,7 +208,39 @@ def sample_shapley_coalitions(d, features, n_coalitions, seed=None) -> tuple[np.
 # input handling
 # --------------------------------------------------------------------------- #
 def resolve_features(features, names, *, allow_empty=False) -> list[int]:
-    """Feature names or indices -> sorted unique list of indices; clear errors for unknown ones."""
+    """Feature names or indices -> sorted unique list of indices; clear errors for unknown ones.
+
+    Parameters
+    ----------
+    features : None, str, int or list of str and int
+        Names in ``names`` or indices (negative ones count from the end); a single name or
+        index is one feature. None means all features.
+    names : list of str
+        The names of all features.
+    allow_empty : bool, default False
+        Whether an empty list is accepted (it gives ``[]``).
+
+    Returns
+    -------
+    list of int
+        Sorted, without duplicates, in 0..d-1.
+
+    Raises
+    ------
+    TypeError
+        For an entry that is neither a name nor an integer (a bool included).
+    ValueError
+        For an unknown name, an index out of range, or an empty list (unless
+        ``allow_empty``).
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> kx.functionals.resolve_features(["x2", 0, -1], ["x0", "x1", "x2"])
+    [0, 2]
+    >>> kx.functionals.resolve_features(None, ["x0", "x1"])
+    [0, 1]
+    """
     d = len(names)
     if features is None:
         return list(range(d))
@@ -245,6 +327,25 @@ class ShapleyRepresenters:
         False for sampled coalitions: the matrices are then an unbiased estimate.
     n_coalitions : int or None
         Coalitions per feature (sampled), or 2^d (exact), or None (product).
+    meta : dict
+        ``{"value_function": ...}``, the description of the value function.
+
+    Examples
+    --------
+    Built by :func:`shapley_representers`. The values R_i @ alpha are the Shapley values
+    of the model:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> reps = kx.functionals.shapley_representers(model, X[:2], features=["x0", "x2"])
+    >>> reps.matrices.shape, reps["x2"].shape
+    ((2, 2, 20), (2, 20))
+    >>> expl = kx.explain(model, X[:2])
+    >>> bool(np.allclose(reps.values(model.dual_coef_), expl.values[:, [0, 2]]))
+    True
     """
 
     matrices: np.ndarray
@@ -330,6 +431,34 @@ def shapley_representers(model, X, value="interventional", *, features=None, bac
     Returns
     -------
     ShapleyRepresenters
+        The matrices R_i, shape (q, n_x, n_train), with the features, points and method.
+
+    Raises
+    ------
+    NotApplicableError
+        When the value function's games are not linear in the coefficients (e.g. a kernel
+        that is not a product kernel).
+    ValueError
+        For ``method="product"`` without a product game per unit model (observational),
+        an unknown method, unknown features, a ValueFunction instance given together with
+        ``background`` or options, or a value function with groups.
+    TypeError
+        For a ``value`` that is neither a name nor a ValueFunction, or options the value
+        function does not accept.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> reps = kx.functionals.shapley_representers(model, X[:2])
+    >>> reps
+    ShapleyRepresenters(value='interventional', features=['x0', 'x1', 'x2'], n_x=2, n_train=20, method='exact', exact)
+    >>> np.round(reps.values(model.dual_coef_), 4)  # Shapley values of the two points
+    array([[ 0.1503, -0.1519, -0.0805],
+           [ 0.1461, -0.1231, -0.0845]])
     """
     vf = _value_function(model, value, background, options)
     game = vf.game(X)
@@ -448,6 +577,30 @@ def functional_distances(model, X, X_prime, value="interventional", *, features=
     -------
     ndarray (P, q)
         Distances (not squared), one column per requested feature.
+
+    Raises
+    ------
+    ValueError
+        For ``method="quadrature"`` with the observational value function,
+        ``method="exact"`` with more than 8 features, a value function that is not an
+        embedding (functional baseline), a kernel that is not a product kernel, an
+        observational value function not in the exact product form, or ``X`` and
+        ``X_prime`` of different shapes.
+
+    Examples
+    --------
+    With ``alpha' K alpha`` this bounds how much a Shapley value can change between x
+    and x':
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> dist = kx.functionals.functional_distances(model, X[:2], X[:2] + 0.1)
+    >>> np.round(dist, 4)
+    array([[0.0883, 0.0768, 0.0802],
+           [0.0888, 0.0809, 0.0771]])
     """
     vf, name = _embedding_setup(model, value, background, options)
     kernel, B = vf.model.kernel, vf.background
@@ -569,11 +722,40 @@ def cme_gamma_norms(model, background=None, eta=1e-3) -> np.ndarray:
     is tr(K_S A^{-1} K_{S^c} A^{-1}), A = K_S + m eta I (the M_Gamma of
     RKHS-SHAP Theorem 6 for the empirical embedding).
 
+    Parameters
+    ----------
+    model : kernel model
+        Anything :func:`kernelxai.models.as_expansion` accepts; only its kernel and
+        training inputs are used.
+    background : array (m, d) or DataFrame, optional
+        The sample B of the embeddings (default: the training inputs).
+    eta : float, default 1e-3
+        The regularisation of the CME estimator (positive).
+
     Returns
     -------
     ndarray (2^d,)
         Indexed by bitmask; NaN for the empty and the full coalition, whose
         value functionals the estimator fixes (v(empty) = mean f, v(D) = f(x)).
+
+    Raises
+    ------
+    ValueError
+        When ``eta`` is not a positive number, or ``background`` does not have the model's
+        features.
+
+    Examples
+    --------
+    M_Gamma of the observational Theorem-6 bound is the largest of them:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> norms = kx.functionals.cme_gamma_norms(model, eta=1e-2)
+    >>> norms.shape, bool(np.isnan(norms[[0, 7]]).all()), round(float(np.nanmax(norms)), 4)
+    ((8,), True, 5.9293)
     """
     from scipy import linalg as sla
 
@@ -634,6 +816,31 @@ def theorem6_bound(X, X_prime, kernel, value="interventional", *, m_gamma=None, 
     Returns
     -------
     ndarray (P,)
+        The bound on the squared RKHS distance, one per pair of rows.
+
+    Raises
+    ------
+    TypeError
+        When ``kernel`` is not a product kernel.
+    ValueError
+        For ``form="rbf"`` with a kernel other than RBF, an observational bound without a
+        non-negative ``m_gamma``, an unknown ``value``, ``form`` or ``constant``, or ``X``
+        and ``X_prime`` of different shapes.
+
+    Examples
+    --------
+    The squared distances of :func:`functional_distances` for a model with the same RBF
+    kernel (``gamma = 1 / (2 lengthscale**2)``) are within the bound:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> bound = kx.functionals.theorem6_bound(X[:2], X[:2] + 0.1, kx.kernels.RBF(lengthscale=1.0))
+    >>> dist = kx.functionals.functional_distances(model, X[:2], X[:2] + 0.1)
+    >>> np.round(bound, 4), bool(np.all(dist**2 <= bound[:, None]))
+    (array([0.0596, 0.0596]), True)
     """
 
     value = check_choice(value, "value", ("interventional", "observational"))

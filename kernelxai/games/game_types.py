@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._calibration import Work
 from .._validation import as_real_array, check_positive_int
 from .coalitions import all_coalitions, bitmasks_to_coalitions, coalitions_to_bitmasks
 
@@ -33,6 +34,24 @@ class Game:
     array of shape ``(m, d)`` and returns worths of shape ``(m,)`` (a single
     game) or ``(m, n_instances)``.
 
+    Calling the game with coalitions (a boolean array ``(m, d)``, integers
+    0/1 accepted, or one coalition of shape ``(d,)``) checks them, evaluates
+    the worths and checks their shape and finiteness.
+
+    Parameters
+    ----------
+    n_players : int
+        Number of players ``d``, at least 1.
+    player_names : list of str, optional
+        One name per player; default ``["x0", "x1", ...]``.
+    n_instances : int, optional
+        Number of instances the worths are vectorised over; None (default)
+        for a single game.
+    data : ndarray (n_instances, d), optional
+        The explained points, when the game comes from a value function.
+    meta : dict, optional
+        Free-form description, copied.
+
     Attributes
     ----------
     n_players : int
@@ -44,6 +63,30 @@ class Game:
     meta : dict
         Free-form description (value function, model, ...) carried into the
         :class:`~kernelxai.Explanation`.
+
+    Raises
+    ------
+    ValueError
+        If ``n_players`` or ``n_instances`` is not a positive integer, or
+        ``player_names`` does not hold one name per player. Calling the game
+        raises it too for coalitions of the wrong shape or dtype, and for worths
+        of the wrong shape or not finite.
+
+    Examples
+    --------
+    A three-player majority game, by subclassing:
+
+    >>> import kernelxai as kx
+    >>> class Majority(kx.Game):
+    ...     def _evaluate(self, z):
+    ...         return (z.sum(axis=1) >= 2).astype(float)
+    >>> g = Majority(3)
+    >>> g, g.player_names
+    (Majority(n_players=3), ['x0', 'x1', 'x2'])
+    >>> g([[1, 1, 0], [1, 0, 0]]), float(g.full_value)
+    (array([1., 0.]), 1.0)
+    >>> kx.shapley_values(g).values.round(6)
+    array([0.333333, 0.333333, 0.333333])
     """
 
     def __init__(self, n_players, player_names=None, n_instances=None, data=None, meta=None):
@@ -107,6 +150,14 @@ class Game:
         """
         return 4.0 * float(n_coalitions) * (self.n_instances or 1) * self.n_players
 
+    def evaluation_work(self, n_coalitions) -> Work:
+        """The work of evaluating ``n_coalitions`` coalitions, by kind (priced by the cost guard).
+
+        The default is :meth:`evaluation_flops` as elementwise operations; games that do dense
+        linear algebra, Python-level loops or model calls say so by overriding it.
+        """
+        return Work(flops=self.evaluation_flops(n_coalitions))
+
     def cost_advice(self) -> list[str]:
         """Ways to make this game cheaper to explain (sentences for error messages)."""
         return []
@@ -154,6 +205,17 @@ class FunctionGame(Game):
     n_players : int
     player_names : list of str, optional
     n_instances : int, optional
+    data : ndarray (n_instances, d), optional
+        The explained points, kept as :attr:`Game.data`.
+    meta : dict, optional
+        Free-form description, kept (copied) as :attr:`Game.meta`.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable.
+    ValueError
+        As :class:`Game` (bad ``n_players``, ``player_names`` or ``n_instances``).
 
     Examples
     --------
@@ -163,6 +225,13 @@ class FunctionGame(Game):
     FunctionGame(n_players=3)
     >>> kx.shapley_values(g).values.round(12)   # the pair's worth 2 is split equally
     array([1., 1., 1.])
+
+    Vectorised over two instances:
+
+    >>> import numpy as np
+    >>> g2 = kx.FunctionGame(lambda Z: np.outer(Z.sum(axis=1), [1.0, 2.0]), 2, n_instances=2)
+    >>> g2([True, True])
+    array([2., 4.])
     """
 
     def __init__(self, fn, n_players, player_names=None, n_instances=None, data=None, meta=None):
@@ -187,16 +256,35 @@ class TabularGame(Game):
         ``2**d`` indexed by bitmask (bit ``j`` = player ``j``), optionally with a
         second axis of instances.
     player_names : list of str, optional
+        Default ``["x0", "x1", ...]``; with a mapping it also fixes the number
+        of players (otherwise the largest index listed, plus one).
+
+    Raises
+    ------
+    ValueError
+        If an array of worths is not of shape ``(2**d,)`` or ``(2**d, n)``
+        with ``2**d >= 2``; if a mapping misses a coalition, lists one twice or
+        names a player outside ``0..d-1``; if a worth is NaN or infinite; or if
+        ``player_names`` has the wrong length.
 
     Examples
     --------
     The taxi game of the lecture (Amy, Bob, Claire):
 
-    >>> taxi = TabularGame({(): 0, (0,): 6, (1,): 12, (2,): 42, (0, 1): 12,
-    ...                     (0, 2): 42, (1, 2): 42, (0, 1, 2): 42},
-    ...                    player_names=["Amy", "Bob", "Claire"])
+    >>> import kernelxai as kx
+    >>> taxi = kx.TabularGame({(): 0, (0,): 6, (1,): 12, (2,): 42, (0, 1): 12,
+    ...                        (0, 2): 42, (1, 2): 42, (0, 1, 2): 42},
+    ...                       player_names=["Amy", "Bob", "Claire"])
     >>> taxi([[True, True, False]])
     array([12.])
+    >>> kx.shapley_values(taxi).values.round(6)
+    array([ 2.,  5., 35.])
+
+    The same game as an array indexed by bitmask:
+
+    >>> taxi = kx.TabularGame([0, 6, 12, 12, 42, 42, 42, 42])
+    >>> taxi.n_players, taxi.player_names
+    (3, ['x0', 'x1', 'x2'])
     """
 
     def __init__(self, values, player_names=None):
@@ -270,6 +358,29 @@ class GroupedGame(Game):
         A partition of the players of ``game``.
     names : list of str, optional
         Group names; by default the member names joined by ``+``.
+
+    Coalition ``T`` of groups has the worth of ``game`` at the union of the
+    groups in ``T``. The grouped game keeps the instances and ``meta`` of
+    ``game`` but not its ``data`` (a group has no single feature value).
+    :meth:`Game.grouped` builds it.
+
+    Raises
+    ------
+    ValueError
+        If a group is empty, or the groups do not hold each player of ``game``
+        exactly once; or if ``names`` does not hold one name per group.
+
+    Examples
+    --------
+    Amy and Bob share a taxi account against Claire:
+
+    >>> import kernelxai as kx
+    >>> taxi = kx.TabularGame([0, 6, 12, 12, 42, 42, 42, 42], player_names=["Amy", "Bob", "Claire"])
+    >>> pair = kx.GroupedGame(taxi, [[0, 1], [2]])
+    >>> pair, pair.player_names
+    (GroupedGame(n_players=2), ['Amy+Bob', 'Claire'])
+    >>> kx.shapley_values(pair).values.round(6)
+    array([ 6., 36.])
     """
 
     def __init__(self, game, groups, names=None):
@@ -298,6 +409,9 @@ class GroupedGame(Game):
     def evaluation_flops(self, n_coalitions) -> float:
         return self.game.evaluation_flops(n_coalitions)
 
+    def evaluation_work(self, n_coalitions) -> Work:
+        return self.game.evaluation_work(n_coalitions)
+
     def cost_advice(self) -> list[str]:
         return self.game.cost_advice()
 
@@ -310,6 +424,24 @@ class LinearInCoefficients:
     Games of kernel models that declare it provide
     :meth:`coefficient_matrices`; Shapley functionals (representer matrices)
     and the Shapley regulariser are built from them.
+
+    A mixin without a constructor of its own: it is declared by inheriting
+    from it, and other modules test it with ``isinstance``.
+
+    Examples
+    --------
+    The interventional game of a kernel ridge model declares it:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(8, 2))
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0])
+    >>> game = kx.values.Interventional(krr, background=X).game(X[:3])
+    >>> isinstance(game, kx.games.LinearInCoefficients)
+    True
+    >>> game.coefficient_matrices(kx.games.all_coalitions(2)).shape   # (coalitions, points, training points)
+    (4, 3, 8)
     """
 
     def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:  # pragma: no cover - abstract
@@ -318,5 +450,24 @@ class LinearInCoefficients:
 
 
 def tabulate(game: Game) -> np.ndarray:
-    """Worths of every coalition, indexed by bitmask: shape (2**d,) or (2**d, n)."""
+    """Worths of every coalition, indexed by bitmask: shape (2**d,) or (2**d, n).
+
+    Parameters
+    ----------
+    game : Game
+        A game of at most :data:`~kernelxai.games.MAX_ENUMERATION_PLAYERS` players.
+
+    Returns
+    -------
+    ndarray of float, shape (2**d,) or (2**d, n_instances)
+        Entry ``k`` is the worth of the coalition whose bitmask is ``k``
+        (bit ``j`` = player ``j``); it can be passed back to :class:`TabularGame`.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> g = kx.FunctionGame(lambda Z: Z.sum(axis=1) ** 2.0, 2)
+    >>> kx.games.tabulate(g)
+    array([0., 1., 1., 4.])
+    """
     return game(all_coalitions(game.n_players))

@@ -31,6 +31,23 @@ class HasUnitGames:
     """Ability: the games of the unit models k(., x_i) form one ProductGame.
 
     Their Shapley values are the representer entries, in polynomial time.
+
+    A mixin without a constructor of its own: games declare it by inheriting
+    from it and implement :meth:`unit_game`; other modules test it with ``isinstance``.
+
+    Examples
+    --------
+    The interventional game of a kernel ridge model declares it; its unit game
+    has one instance per (training point, explained point):
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(8, 2))
+    >>> krr = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0])
+    >>> game = kx.values.Interventional(krr, background=X).game(X[:3])
+    >>> isinstance(game, kx.games.HasUnitGames), game.unit_game().n_instances
+    (True, 24)
     """
 
     def unit_game(self) -> ProductGame:  # pragma: no cover - abstract
@@ -54,13 +71,52 @@ class ProductGame(Game):
     ----------
     a, c : array (n_instances or 1, R, d)
         Factors of a present / absent player. A leading axis of length 1
-        broadcasts over instances.
+        broadcasts over instances; 2-D arrays (R, d) are one instance. None
+        (the default) in subclasses that generate their terms in :meth:`iter_terms`.
     weights : array (n_instances or 1, R)
+        The term weights ``w_kr`` (2-D ``a`` and ``c`` take 1-D ``weights`` (R,)).
+    n_players : int, optional
+        Required when no factor arrays are given; otherwise taken from ``a``.
     n_instances : int, optional
-        Needed only when every array broadcasts (leading axis 1).
+        Needed only when every array broadcasts (leading axis 1); default 1 then.
+    player_names : list of str, optional
+        Default ``["x0", "x1", ...]``.
+    data : ndarray (n_instances, d), optional
+        The explained points, when the game comes from a value function.
+    meta : dict, optional
+        Free-form description, copied.
 
     Subclasses with too many terms to hold in memory override
     :meth:`iter_terms` to generate them in blocks.
+
+    Raises
+    ------
+    ValueError
+        If the arrays do not have (or do not broadcast to) the shapes above,
+        hold NaN or inf, or no arrays and no ``n_players`` are given; or, as
+        :class:`~kernelxai.Game`, for bad ``player_names`` or ``n_instances``.
+
+    Examples
+    --------
+    One term: ``v(S) = prod_{l in S} a_l`` with ``a = (2, 3)`` and absent factors 1:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> g = kx.ProductGame([[[2.0, 3.0]]], [[[1.0, 1.0]]], [[1.0]])
+    >>> g, g.n_terms()
+    (ProductGame(n_players=2, n_instances=1), 1)
+    >>> kx.games.tabulate(g).ravel()   # by bitmask: {}, {0}, {1}, {0, 1}
+    array([1., 2., 3., 6.])
+    >>> kx.shapley_values(g, method="product").values
+    array([[2., 3.]])
+
+    Two instances, three terms; the polynomial-time route agrees with enumeration:
+
+    >>> a = np.random.default_rng(0).uniform(0.5, 2.0, size=(2, 3, 3))
+    >>> g = kx.ProductGame(a, np.ones((1, 3, 3)), np.ones((1, 3)))
+    >>> fast = kx.shapley_values(g, method="product").values
+    >>> fast.shape, bool(np.allclose(fast, kx.shapley_values(g, method="exact").values))
+    ((2, 3), True)
     """
 
     def __init__(self, a=None, c=None, weights=None, *, n_players=None, n_instances=None,
@@ -155,6 +211,28 @@ class SumOfProductGames(ProductGame):
         w_g (default all 1).
     player_names, data, meta : optional
         Default: those of the first game.
+
+    Raises
+    ------
+    ValueError
+        If ``games`` is empty, the games differ in players or instances, or
+        ``weights`` is not one finite number per game.
+    TypeError
+        If a game is not a :class:`ProductGame`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> a = np.random.default_rng(0).uniform(0.5, 2.0, size=(2, 3, 3))
+    >>> g = kx.ProductGame(a, np.ones((1, 3, 3)), np.ones((1, 3)))
+    >>> h = kx.ProductGame(a ** 2, np.ones((1, 3, 3)), np.ones((1, 3)))
+    >>> s = kx.games.SumOfProductGames([g, h], weights=[1.0, -0.5])
+    >>> s, s.n_terms()
+    (SumOfProductGames(n_players=3, n_instances=2), 6)
+    >>> z = kx.games.all_coalitions(3)
+    >>> bool(np.allclose(s(z), g(z) - 0.5 * h(z)))
+    True
     """
 
     def __init__(self, games, weights=None, *, player_names=None, data=None, meta=None):
@@ -250,10 +328,33 @@ def unit_product_worths(coalitions, blocks, n_instances, max_elements=None) -> n
         with K = the number of instances in ``rows`` (or 1: the same terms for
         all of them).
     n_instances : int
+        Number of instances (columns of the result).
+    max_elements : int, optional
+        Memory budget (float64 elements) of one block of intermediate arrays;
+        default from the working-memory configuration.
 
     Returns
     -------
     ndarray (m, n_instances)
+        The worths, summed over the blocks.
+
+    Raises
+    ------
+    ValueError
+        If a factor is negative (its logarithm would not exist).
+
+    Examples
+    --------
+    Two terms ``(2, 3)`` and ``(0, 1)``, shared by two instances; the zero stays exact:
+
+    >>> import kernelxai as kx
+    >>> z = kx.games.all_coalitions(2)
+    >>> blocks = [(slice(0, 2), [[1.0, 1.0]], [[[2.0, 3.0], [0.0, 1.0]]])]
+    >>> kx.games.unit_product_worths(z, blocks, 2)
+    array([[2., 2.],
+           [2., 2.],
+           [4., 4.],
+           [6., 6.]])
     """
     if max_elements is None:
         max_elements = working_elements(8)
@@ -288,6 +389,23 @@ class UnitAbsentGame(ProductGame):
     (one matrix product per block), and grouping keeps both the product
     structure and the fast worths. The grouped game has no ``data`` (explained
     points have one column per feature, not per group).
+
+    Parameters
+    ----------
+    a, c, weights, n_players, n_instances, player_names, data, meta
+        As :class:`ProductGame`. The worths take every absent factor as 1;
+        given arrays ``c`` must be all ones (the polynomial-time routes read
+        them), and ``a`` must be non-negative.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> a = np.random.default_rng(0).uniform(0.5, 2.0, size=(2, 3, 3))
+    >>> u = kx.games.UnitAbsentGame(a, np.ones((1, 3, 3)), np.ones((1, 3)))
+    >>> g = kx.ProductGame(a, np.ones((1, 3, 3)), np.ones((1, 3)))
+    >>> u, bool(np.allclose(kx.games.tabulate(u), kx.games.tabulate(g)))
+    (UnitAbsentGame(n_players=3, n_instances=2), True)
     """
 
     def _evaluate(self, coalitions):

@@ -41,6 +41,31 @@ class CoalitionGrams:
     kernel : ProductKernel, SumKernel or Matern
     A : array (na, d)
     B : array (nb, d), default A
+
+    Calling the object with a boolean array of coalitions ``(c, d)`` (or one
+    coalition ``(d,)``) returns the array ``(c, na, nb)`` of their Gram matrices.
+
+    Raises
+    ------
+    TypeError
+        If ``kernel`` is none of the kernels above.
+    ValueError
+        If ``A`` or ``B`` holds NaN or inf or is not 2-D (a 1-D array is one
+        row), they differ in columns, or the kernel has per-feature parameters
+        for another number of features.
+        Calling raises it for coalitions with other than ``d`` columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> A = np.random.default_rng(0).normal(size=(4, 3))
+    >>> k = kx.kernels.RBF(lengthscale=1.0)
+    >>> grams = kx.kernels.CoalitionGrams(k, A)
+    >>> z = kx.games.all_coalitions(3)
+    >>> K = grams(z)   # K[s] = K_S(A, A) for the coalition in row s
+    >>> K.shape, bool(np.allclose(K[0], 1.0)), bool(np.allclose(K[5], k.gram(A, subset=z[5])))
+    ((8, 4, 4), True, True)
     """
 
     def __init__(self, kernel, A, B=None):

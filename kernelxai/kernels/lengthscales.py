@@ -40,6 +40,9 @@ def median_heuristic(X, *, pooled=False, max_samples=1000, seed=0) -> np.ndarray
         the full-dimensional distances ||x_i - x_k||.
     max_samples : int
         Pairs are formed from at most this many rows (a random subsample).
+    seed : None, int or numpy.random.Generator, default 0
+        Randomness of that subsample (used only when X has more than
+        ``max_samples`` rows).
 
     Returns
     -------
@@ -88,7 +91,35 @@ def median_heuristic(X, *, pooled=False, max_samples=1000, seed=0) -> np.ndarray
 
 
 def as_lengthscale(value, X) -> float | np.ndarray:
-    """``"median"`` or None -> median heuristic on X; a number or array -> validated."""
+    """``"median"`` or None -> median heuristic on X; a number or array -> validated.
+
+    Parameters
+    ----------
+    value : "median", None, float or array (d,)
+        The lengthscale asked for.
+    X : array (n, d)
+        Data for the median heuristic (per feature, see :func:`median_heuristic`);
+        only read when ``value`` is ``"median"`` or None.
+
+    Returns
+    -------
+    float or ndarray (d,)
+        A positive lengthscale, or one per feature.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is none of the above (a string other than ``"median"``, a
+        2-D array), or a number or array that is not positive and finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.kernels import as_lengthscale
+    >>> X = np.array([[0.0, 1.0], [2.0, 1.0], [4.0, 3.0]])
+    >>> as_lengthscale("median", X), as_lengthscale(0.5, X), as_lengthscale([1, 2], X)
+    (array([2., 2.]), 0.5, array([1., 2.]))
+    """
     if value is None or (isinstance(value, str) and value == "median"):
         return median_heuristic(X)
     if isinstance(value, numbers.Real) or np.ndim(value) == 1:

@@ -53,12 +53,29 @@ class Matern(Kernel):
     nu : float > 0 or inf
         Smoothness; 0.5, 1.5 and 2.5 use their closed forms.
 
+    Raises
+    ------
+    ValueError
+        If ``nu`` is not a positive number (or inf), or ``lengthscale`` is not
+        positive and finite.
+
     Notes
     -----
     ``gram(A, B, subset=S)`` and ``restrict(S)`` give k_S, the Matern kernel of
     the same form on the coordinates in S only; for the empty coalition k_S is
     the constant 1. This is the choice of k_S in the non-product conditional
     mean embedding of RKHS-SHAP App. C, eq. (8).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> A = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> kx.kernels.Matern(lengthscale=1.0, nu=0.5).gram(A).round(4)   # exp(-sqrt(5))
+    array([[1.    , 0.1069],
+           [0.1069, 1.    ]])
+    >>> bool(np.allclose(kx.kernels.Matern(1.0, nu=np.inf).gram(A), kx.kernels.RBF(1.0).gram(A)))
+    True
     """
 
     is_product = False
@@ -160,11 +177,37 @@ class SumKernel(Kernel):
     terms : sequence of (float, ProductKernel)
         Weights c_r >= 0 (finite) and product kernels k_r; at least one term.
 
+    Raises
+    ------
+    ValueError
+        If ``terms`` is empty, a weight is negative, not finite or not a real
+        number, or the kernels have per-feature parameters for different numbers
+        of features.
+    TypeError
+        If a term is not a pair, or its kernel is not a product kernel.
+
     Notes
     -----
     ``gram(A, B, subset=S)`` and ``restrict(S)`` give k_S = sum_r c_r k_{r,S},
     each product kernel restricted to the coordinates in S (the empty
     coalition gives sum_r c_r).
+
+    Examples
+    --------
+    A Gaussian-process style kernel ``2 RBF + 0.5``:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> k = kx.kernels.SumKernel([(2.0, kx.kernels.RBF(1.0)), (0.5, kx.kernels.Constant())])
+    >>> k
+    SumKernel(2 * RBF(lengthscale=1.0) + 0.5 * Constant())
+    >>> A = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> k.gram(A).round(4)
+    array([[2.5   , 0.6642],
+           [0.6642, 2.5   ]])
+    >>> k.gram(A, subset=[])   # the empty coalition: sum_r c_r
+    array([[2.5, 2.5],
+           [2.5, 2.5]])
     """
 
     is_product = False
@@ -229,7 +272,19 @@ class Linear(Kernel):
     additive, v(S) = b + sum_{j in S} w_j x_j + sum_{j not in S} w_j mean_b b_j,
     which :class:`kernelxai.values.Interventional` builds in closed form as a
     product game with d + 1 terms (exact on ``"product"`` and ``"exact"``), so
-    that phi_j = w_j (x_j - mean_b b_j).
+    that phi_j = w_j (x_j - mean_b b_j). Takes no parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> A = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> kx.kernels.Linear().gram(A)
+    array([[0., 0.],
+           [0., 5.]])
+    >>> kx.kernels.Linear().gram(A, subset=[1])   # the coalition {1}: x_1 x'_1
+    array([[0., 0.],
+           [0., 4.]])
     """
 
     is_product = False

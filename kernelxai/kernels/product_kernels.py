@@ -57,6 +57,21 @@ class Kernel:
 
     Subclasses implement :meth:`gram`. ``is_product`` says whether the kernel
     factorises over features, which the polynomial-time Shapley routes need.
+    Calling a kernel, ``k(A, B)``, is ``k.gram(A, B)``. The base class takes no
+    constructor arguments.
+
+    Examples
+    --------
+    Every kernel of :mod:`kernelxai.kernels` is one:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> k = kx.kernels.RBF(lengthscale=1.0)
+    >>> isinstance(k, kx.kernels.Kernel), k.is_product, kx.kernels.Linear().is_product
+    (True, True, False)
+    >>> k(np.array([[0.0, 0.0], [1.0, 2.0]])).round(4)   # k(A) is k.gram(A, A)
+    array([[1.    , 0.0821],
+           [0.0821, 1.    ]])
     """
 
     is_product = False
@@ -94,8 +109,22 @@ class Kernel:
 class ProductKernel(Kernel):
     """A kernel that is a product of one-dimensional kernels, one per feature.
 
-    Subclasses implement :meth:`_factor` returning the per-feature kernel
-    values for broadcast differences or pairs.
+    Subclasses implement :meth:`_block` returning the per-feature kernel
+    values ``G[a, b, j]`` of two blocks of rows on the features ``feats``. The
+    Gram matrix of a coalition S is the product of ``G`` over the features in S.
+    The base class takes no constructor arguments.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> k = kx.kernels.Laplace(lengthscale=1.0)
+    >>> A = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> G = k.feature_grams(A)   # G[a, b, j] = k_j(A[a, j], A[b, j])
+    >>> G.shape, G[0, 1].round(4)
+    ((2, 2, 2), array([0.3679, 0.1353]))
+    >>> bool(np.allclose(k.gram(A), G.prod(axis=-1))), bool(np.allclose(k.gram(A, subset=[1]), G[:, :, 1]))
+    (True, True)
     """
 
     is_product = True
@@ -212,6 +241,17 @@ class RBF(_Stationary):
     With a scalar lengthscale this is the isotropic RBF kernel
     exp(-||x - x'||^2 / (2 l^2)); with one lengthscale per feature, the ARD kernel.
 
+    Parameters
+    ----------
+    lengthscale : float or array (d,), default 1.0
+        One positive lengthscale shared by all features, or one per feature
+        (the kernel then accepts only data with d columns).
+
+    Raises
+    ------
+    ValueError
+        If ``lengthscale`` is not positive and finite, or is not a number or a 1-D array.
+
     Examples
     --------
     >>> import numpy as np
@@ -256,7 +296,30 @@ class RBF(_Stationary):
 
 
 class Laplace(_Stationary):
-    """Laplace product kernel: ``prod_j exp(-|x_j - x'_j| / l_j)``."""
+    """Laplace product kernel: ``prod_j exp(-|x_j - x'_j| / l_j)``.
+
+    With a scalar lengthscale this is the exponential kernel of the L1 distance,
+    ``exp(-||x - x'||_1 / l)``.
+
+    Parameters
+    ----------
+    lengthscale : float or array (d,), default 1.0
+        One positive lengthscale shared by all features, or one per feature.
+
+    Raises
+    ------
+    ValueError
+        If ``lengthscale`` is not positive and finite, or is not a number or a 1-D array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> k = kx.kernels.Laplace(lengthscale=[1.0, 2.0])
+    >>> k.gram(np.array([[0.0, 0.0], [1.0, 2.0]])).round(4)   # exp(-1/1 - 2/2)
+    array([[1.    , 0.1353],
+           [0.1353, 1.    ]])
+    """
 
     @staticmethod
     def _profile(r) -> np.ndarray:
@@ -264,7 +327,30 @@ class Laplace(_Stationary):
 
 
 class Cauchy(_Stationary):
-    """Cauchy product kernel: prod_j 1 / (1 + (x_j - x'_j)^2 / l_j^2)."""
+    """Cauchy product kernel: prod_j 1 / (1 + (x_j - x'_j)^2 / l_j^2).
+
+    Its factors decay polynomially rather than exponentially, so distant
+    points keep more similarity than under :class:`RBF`.
+
+    Parameters
+    ----------
+    lengthscale : float or array (d,), default 1.0
+        One positive lengthscale shared by all features, or one per feature.
+
+    Raises
+    ------
+    ValueError
+        If ``lengthscale`` is not positive and finite, or is not a number or a 1-D array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> k = kx.kernels.Cauchy(lengthscale=2.0)
+    >>> k.gram(np.array([[0.0, 0.0], [1.0, 2.0]])).round(4)   # 1/(1 + 1/4) * 1/(1 + 4/4)
+    array([[1. , 0.4],
+           [0.4, 1. ]])
+    """
 
     @staticmethod
     def _profile(r) -> np.ndarray:
@@ -272,7 +358,26 @@ class Cauchy(_Stationary):
 
 
 class Categorical(ProductKernel):
-    """Delta kernel for discrete features: k_j(x, x') = 1 if x == x' else 0."""
+    """Delta kernel for discrete features: k_j(x, x') = 1 if x == x' else 0.
+
+    Over several features, k(x, x') is 1 when all the features of the coalition
+    agree. Takes no parameters; codes are compared as numbers, so categories
+    must be encoded (as integers, say) first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> C = np.array([[0, 1], [0, 2], [1, 1]])
+    >>> kx.kernels.Categorical().gram(C)
+    array([[1., 0., 0.],
+           [0., 1., 0.],
+           [0., 0., 1.]])
+    >>> kx.kernels.Categorical().gram(C, subset=[0])   # only the first feature
+    array([[1., 1., 0.],
+           [1., 1., 0.],
+           [0., 0., 1.]])
+    """
 
     def __init__(self):
         pass
@@ -297,9 +402,26 @@ class Product(ProductKernel):
         partition 0..d-1. A per-feature lengthscale of a part is indexed by the
         part's own columns.
 
+    Raises
+    ------
+    TypeError
+        If a part's kernel is not a :class:`ProductKernel`.
+    ValueError
+        If a part's kernel has per-feature parameters for another number of
+        columns than it is given, or the columns do not partition 0..d-1.
+
     Examples
     --------
+    >>> import numpy as np
+    >>> from kernelxai.kernels import RBF, Categorical, Product
     >>> k = Product([(RBF([1.0, 2.0]), [0, 2]), (Categorical(), [1])])
+    >>> k
+    Product(RBF(lengthscale=[1.0, 2.0]) on [0, 2], Categorical() on [1])
+    >>> X = np.array([[0.0, 1, 0.0], [1.0, 1, 2.0], [0.0, 2, 0.0]])
+    >>> k.gram(X).round(4)   # rows 0 and 2 differ in the categorical column
+    array([[1.    , 0.3679, 0.    ],
+           [0.3679, 1.    , 0.    ],
+           [0.    , 0.    , 1.    ]])
     """
 
     def __init__(self, parts):
@@ -352,7 +474,19 @@ class Constant(ProductKernel):
 
     A ``ConstantKernel`` summand of a Gaussian-process kernel is ``c * Constant()``
     inside a :class:`SumKernel`; its contribution to a kernel expansion is the
-    constant c sum_i alpha_i.
+    constant c sum_i alpha_i. Takes no parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> A = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> kx.kernels.Constant().gram(A)
+    array([[1., 1.],
+           [1., 1.]])
+    >>> kx.kernels.SumKernel([(2.0, kx.kernels.RBF(1.0)), (0.5, kx.kernels.Constant())]).gram(A).round(4)
+    array([[2.5   , 0.6642],
+           [0.6642, 2.5   ]])
     """
 
     def __init__(self):
@@ -380,6 +514,26 @@ class ProductOf(ProductKernel):
     ----------
     kernels : sequence of ProductKernel
         At least one; those with per-feature parameters must agree on d.
+
+    Raises
+    ------
+    ValueError
+        If ``kernels`` is empty, or the kernels have per-feature parameters for
+        different numbers of features.
+    TypeError
+        If a kernel is not a :class:`ProductKernel`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> rbf, lap = kx.kernels.RBF(1.0), kx.kernels.Laplace([1.0, 2.0])
+    >>> k = kx.kernels.ProductOf([rbf, lap])
+    >>> k.is_product, k.n_features
+    (True, 2)
+    >>> A = np.array([[0.0, 0.0], [1.0, 2.0]])
+    >>> bool(np.allclose(k.gram(A), rbf.gram(A) * lap.gram(A)))
+    True
     """
 
     def __init__(self, kernels):

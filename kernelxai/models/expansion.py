@@ -56,6 +56,30 @@ class KernelExpansion:
         scikit-learn checks ``feature_names_in_``).
     holds_training_inputs : bool
     source : str or None
+
+    Raises
+    ------
+    TypeError
+        ``kernel`` is not a kernelxai kernel, or ``holds_training_inputs`` is
+        not a bool.
+    ValueError
+        ``X_train`` is not a finite (n, d) array with the kernel's number of
+        features; ``alpha`` has not one finite coefficient per row; the
+        intercept is not finite; or ``feature_names`` has not d entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    >>> f = kx.models.KernelExpansion(X, [1.0, -0.5, 2.0], kx.kernels.RBF(1.0), intercept=0.1,
+    ...                               feature_names=["age", "dose"])
+    >>> f
+    KernelExpansion(n=3, d=2, kernel=RBF(lengthscale=1.0), intercept=0.1)
+    >>> f.predict(np.array([[0.0, 0.0], [1.0, 1.0]])).round(6)   # sum_i alpha_i k(x, x_i) + 0.1
+    array([1.067405, 0.900373])
+    >>> kx.explain(f, X[:2], background=X).values.shape
+    (2, 2)
     """
 
     def __init__(self, X_train, alpha, kernel, intercept=0.0, feature_names=None, *,

@@ -46,6 +46,43 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         None: chosen from ``lams`` by stratified ``cv``-fold cross-validation of
         the log-loss (on at most ``cv_max_samples`` rows).
     lams, cv, cv_max_samples, random_state, max_iter, tol
+        ``lams``: the grid searched when ``lam=None`` (default
+        ``DEFAULT_LAMBDAS``); ``cv`` (default 3): the number of folds (fewer
+        if a class has fewer rows; with fewer than 2 folds the grid's median
+        is used); ``cv_max_samples`` (default 1500): rows of the random
+        subsample the choice is made on; ``random_state`` (default 0): seed
+        of that subsample and of the folds; ``max_iter`` (default 100) and
+        ``tol`` (default 1e-8): Newton steps at most, and the relative change
+        of the objective at which they stop.
+
+    Attributes
+    ----------
+    expansion_ : KernelExpansion
+        The fitted logit.
+    classes_ : ndarray (2,)
+        The two labels; ``classes_[1]`` is the positive class.
+    kernel_, lam_, alpha_, intercept_, X_fit_
+        The kernel, ridge parameter, coefficients, intercept and training
+        inputs of the fit.
+    cv_scores_ : ndarray or None
+        Mean log-loss per grid value (None when ``lam`` was given).
+    n_iter_ : int
+        Newton steps of the final fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    >>> clf = kx.models.KernelLogisticRegression(lam=1e-3).fit(X, y)
+    >>> clf.predict_proba(X[:2]).round(3)
+    array([[0.16 , 0.84 ],
+           [0.011, 0.989]])
+    >>> bool(np.allclose(clf.decision_function(X[:3]), clf.expansion_.predict(X[:3])))   # the logit
+    True
+    >>> kx.explain(clf, X[:3], background=X).values.shape
+    (3, 2)
     """
 
     def __init__(self, kernel=None, lam=None, *, lams=None, cv=3, cv_max_samples=1500,

@@ -42,6 +42,27 @@ def merge_meta(pieces) -> dict:
     rows (:data:`MAX_META`) take the largest, entries equal in every chunk are kept;
     anything else becomes the list of the chunks' values and its key is listed in
     ``meta["parallel"]["per_chunk"]``.
+
+    Parameters
+    ----------
+    pieces : sequence of Explanation
+        The Explanations of consecutive chunks of rows, in row order.
+
+    Returns
+    -------
+    dict
+        The merged ``meta``, keys in order of first appearance, plus
+        ``"parallel": {"per_chunk": [...]}`` naming the keys kept as per-chunk lists.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.parallel import merge_meta
+    >>> a = kx.Explanation(np.ones((2, 3)), meta={"method": "exact", "efficiency_error": 1e-9, "seconds": 0.1})
+    >>> b = kx.Explanation(np.ones((1, 3)), meta={"method": "exact", "efficiency_error": 3e-9, "seconds": 0.2})
+    >>> merge_meta([a, b])
+    {'method': 'exact', 'efficiency_error': 3e-09, 'seconds': [0.1, 0.2], 'parallel': {'per_chunk': ['seconds']}}
     """
     metas = [p.meta for p in pieces]
     keys = list(dict.fromkeys(k for m in metas for k in m))
@@ -66,6 +87,34 @@ def concat_results(pieces, overrides=None, **parallel) -> Explanation:
 
     ``overrides`` replace ``meta`` entries (values for the whole call, e.g. its
     estimated seconds); ``parallel`` goes to ``meta["parallel"]``.
+
+    Parameters
+    ----------
+    pieces : sequence of Explanation
+        The Explanations of consecutive chunks of rows, in row order (joined with
+        :meth:`Explanation.concat <kernelxai.Explanation.concat>`).
+    overrides : dict, optional
+        ``meta`` entries for the whole call; they replace the merged entries (and are no
+        longer listed as per-chunk).
+    **parallel
+        Entries for ``meta["parallel"]`` (e.g. ``n_jobs=...``, ``backend=...``), next to
+        ``"chunks"`` (the number of pieces) and ``"per_chunk"`` (see :func:`merge_meta`).
+
+    Returns
+    -------
+    Explanation
+        The rows of all pieces, in order, with the merged ``meta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.parallel import concat_results
+    >>> a = kx.Explanation(np.ones((2, 3)), meta={"seconds": 0.1})
+    >>> b = kx.Explanation(np.zeros((1, 3)), meta={"seconds": 0.2})
+    >>> expl = concat_results([a, b], overrides={"seconds": 0.3}, n_jobs=2)
+    >>> expl.values.shape, expl.meta["seconds"], expl.meta["parallel"]
+    ((3, 3), 0.3, {'n_jobs': 2, 'chunks': 2, 'per_chunk': []})
     """
     meta = merge_meta(pieces)
     overrides = dict(overrides or {})

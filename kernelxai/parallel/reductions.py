@@ -31,7 +31,35 @@ _reduction_state = threading.local()
 
 @contextlib.contextmanager
 def reduction_jobs(n_jobs) -> Iterator[None]:
-    """The workers :func:`reduce_rows` uses inside this block (``kx.explain`` passes its ``n_jobs``)."""
+    """The workers :func:`reduce_rows` uses inside this block (``kx.explain`` passes its ``n_jobs``).
+
+    A context manager; the setting belongs to this thread, and the one before is restored
+    on leaving the block.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        As in scikit-learn (checked by :func:`~kernelxai.parallel.check_n_jobs`).
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    ValueError
+        On entering the block, when ``n_jobs`` is not valid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.parallel import reduce_rows, reduction_jobs
+    >>> def column_sums(shared, rows):
+    ...     return rows.sum(axis=0)
+    >>> with reduction_jobs(1):  # the parts run one after the other, here
+    ...     print(reduce_rows(column_sums, np.ones((3000, 2))))
+    [3000. 3000.]
+    """
     n_jobs = check_n_jobs(n_jobs)
     before = getattr(_reduction_state, "n_jobs", None)
     _reduction_state.n_jobs = n_jobs
@@ -48,6 +76,23 @@ def part_rows(row_flops) -> int:
     rows (so that its result, the size of one row's contribution, is small next to its
     work). Fixed numbers, not the configured ``flops_per_second``: the partition -- and
     with it the order in which partial sums are added -- depends on the problem only.
+
+    Parameters
+    ----------
+    row_flops : float
+        Estimated operations per row; not a positive finite number gives
+        :data:`MIN_PART_ROWS`.
+
+    Returns
+    -------
+    int
+        ``max(MIN_PART_ROWS, ceil(PART_FLOPS / row_flops))``.
+
+    Examples
+    --------
+    >>> from kernelxai.parallel import part_rows
+    >>> part_rows(1e6), part_rows(1e3)
+    (1024, 500000)
     """
     row_flops = float(row_flops)
     if not (row_flops > 0 and math.isfinite(row_flops)):
@@ -89,6 +134,19 @@ def reduce_rows(fn, X, *, shared=None, row_flops=1.0, progress=None, desc="rows"
     -------
     ndarray
         The sum over all rows (divide by ``len(X)`` for a mean).
+
+    Examples
+    --------
+    The mean of 5000 rows, summed in parts of :data:`MIN_PART_ROWS` rows:
+
+    >>> import numpy as np
+    >>> from kernelxai.parallel import reduce_rows
+    >>> def weighted_sums(weights, rows):
+    ...     return rows.sum(axis=0) * weights
+    >>> X = np.random.default_rng(0).normal(size=(5000, 2))
+    >>> total = reduce_rows(weighted_sums, X, shared=np.array([1.0, 2.0]))
+    >>> bool(np.allclose(total / len(X), X.mean(axis=0) * [1.0, 2.0]))
+    True
     """
     n = n_rows(X)
     slices = row_chunks(n, part_rows(row_flops))

@@ -55,6 +55,24 @@ class Shipped:
     ``dask.sizeof`` falls back to ``sys.getsizeof``, which for an ordinary object is a
     few dozen bytes however large its arrays. This wrapper reports the bytes of the
     arrays it holds (at least 2 kB), so it is scattered once and the workers share it.
+
+    Parameters
+    ----------
+    value : object
+        What the chunks share; kept as the attribute ``value``. Its size is the bytes of
+        the numpy arrays and DataFrames reachable from it (a few levels into dicts, lists,
+        tuples and attributes) plus 1 kB.
+
+    Examples
+    --------
+    >>> import sys
+    >>> import numpy as np
+    >>> from kernelxai.parallel import Shipped
+    >>> shipped = Shipped({"weights": np.zeros(1000)})
+    >>> shipped.value["weights"].shape, shipped.__sizeof__()
+    ((1000,), 9024)
+    >>> Shipped(None).__sizeof__()  # at least 2 kB
+    2048
     """
 
     def __init__(self, value):
@@ -69,7 +87,22 @@ _chunk_state = threading.local()
 
 
 def inside_chunk() -> bool:
-    """Whether this thread is running a chunk (then nested calls use no threads of their own)."""
+    """Whether this thread is running a chunk (then nested calls use no threads of their own).
+
+    Returns
+    -------
+    bool
+        True inside ``fn`` of :func:`run_rows` (or :func:`in_order`), False elsewhere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.parallel import inside_chunk, run_rows
+    >>> def where(shared, rows):
+    ...     return inside_chunk()
+    >>> inside_chunk(), run_rows(where, np.zeros((2, 1)), n_jobs=1)
+    (False, [True])
+    """
     return getattr(_chunk_state, "depth", 0) > 0
 
 
@@ -95,12 +128,53 @@ class _Task:
 
 
 def n_rows(X) -> int:
-    """Rows of an array, DataFrame or list of rows."""
+    """Rows of an array, DataFrame or list of rows.
+
+    Parameters
+    ----------
+    X : array, DataFrame or list of rows
+        Anything with a ``shape`` (its first entry counts) or a length.
+
+    Returns
+    -------
+    int
+        The number of rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.parallel import n_rows
+    >>> n_rows(np.zeros((5, 3))), n_rows([[1, 2], [3, 4]])
+    (5, 2)
+    """
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def take_rows(X, rows) -> np.ndarray | pd.DataFrame:
-    """Rows ``rows`` (a slice) of an array, DataFrame or list of rows, keeping its kind."""
+    """Rows ``rows`` (a slice) of an array, DataFrame or list of rows, keeping its kind.
+
+    Parameters
+    ----------
+    X : array, DataFrame or list of rows
+        The rows to take from.
+    rows : slice
+        Which rows (positions, also for a DataFrame: ``X.iloc[rows]``).
+
+    Returns
+    -------
+    ndarray or DataFrame
+        A DataFrame for a DataFrame, else an array (a list of rows becomes an array).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.parallel import take_rows
+    >>> take_rows([[1, 2], [3, 4], [5, 6]], slice(1, 3))
+    array([[3, 4],
+           [5, 6]])
+    >>> take_rows(np.arange(10).reshape(5, 2), slice(0, 1)).shape
+    (1, 2)
+    """
     if hasattr(X, "iloc"):
         return X.iloc[rows]
     if isinstance(X, np.ndarray):
@@ -114,6 +188,35 @@ def execution(n_jobs, n_chunks) -> tuple[str, int]:
     One joblib worker means this process: ``n_jobs=1`` (given, or set by an enclosing
     ``joblib.parallel_config``) runs the chunks one after the other; ``n_jobs=None``
     runs them on as many threads as there are CPUs.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        As in scikit-learn (checked by :func:`~kernelxai.parallel.check_n_jobs`).
+    n_chunks : int
+        Number of chunks to run (no more threads than chunks).
+
+    Returns
+    -------
+    tuple of (str, int)
+        ``("sequential", 1)``, ``("threads", k)`` with ``k`` at most the CPUs and the
+        chunks, or, for more than one joblib worker, the active joblib backend's name
+        (e.g. ``"loky"``, ``"threading"``, ``"dask"``) and its number of workers.
+
+    Raises
+    ------
+    ValueError
+        When ``n_jobs`` is not valid.
+
+    Examples
+    --------
+    >>> import joblib
+    >>> from kernelxai.parallel import execution
+    >>> execution(1, n_chunks=4)
+    ('sequential', 1)
+    >>> with joblib.parallel_config(backend="threading"):
+    ...     print(execution(2, n_chunks=4))
+    ('threading', 2)
     """
     import joblib
     from joblib.parallel import get_active_backend
@@ -168,6 +271,22 @@ def run_rows(fn, X, *, shared=None, n_jobs=None, rows_per_chunk=None, progress=N
     list
         ``fn``'s results, chunk by chunk. :func:`~kernelxai.parallel.concat_results` joins
         Explanations.
+
+    Raises
+    ------
+    ValueError
+        When ``n_jobs`` or ``rows_per_chunk`` is not valid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.parallel import run_rows
+    >>> def scaled_sums(scale, rows):
+    ...     return rows.sum(axis=1) * scale
+    >>> X = np.arange(10.0).reshape(5, 2)
+    >>> parts = run_rows(scaled_sums, X, shared=10.0, n_jobs=1, rows_per_chunk=2)
+    >>> [part.tolist() for part in parts]
+    [[10.0, 50.0], [90.0, 130.0], [170.0]]
     """
     n_jobs = check_n_jobs(n_jobs)
     n = n_rows(X)
@@ -182,7 +301,44 @@ def run_rows(fn, X, *, shared=None, n_jobs=None, rows_per_chunk=None, progress=N
 
 
 def in_order(fn, X, slices, shared, n_jobs, config) -> Iterator[tuple[slice, object]]:
-    """Yield ``(rows, fn(shared, X[rows]))`` for ``slices``, in order, wherever they run (see run_rows)."""
+    """Yield ``(rows, fn(shared, X[rows]))`` for ``slices``, in order, wherever they run (see run_rows).
+
+    The engine of :func:`run_rows` and :func:`~kernelxai.parallel.reduce_rows`: the
+    results arrive one by one, so a caller can add them up without holding them all.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(shared, rows_of_X)``; a module-level function when the chunks run on worker
+        processes (it is pickled).
+    X : array (n, d), DataFrame or list of rows
+    slices : list of slice
+        The chunks of rows, e.g. from :func:`~kernelxai.parallel.row_chunks`.
+    shared : object
+        What every chunk needs, wrapped in :class:`Shipped`.
+    n_jobs : int or None
+        As in scikit-learn; where the chunks run is decided by :func:`execution`.
+    config : dict or None
+        The kernelxai configuration the chunks run under; None: this thread's, with
+        progress bars off.
+
+    Yields
+    ------
+    tuple of (slice, object)
+        Each slice with ``fn``'s result for its rows, in the order of ``slices``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.parallel import in_order, row_chunks
+    >>> def column_sums(shared, rows):
+    ...     return rows.sum(axis=0)
+    >>> X = np.arange(12.0).reshape(6, 2)
+    >>> for rows, part in in_order(column_sums, X, row_chunks(6, 4), None, 1, None):
+    ...     print(rows, part)
+    slice(0, 4, None) [12. 16.]
+    slice(4, 6, None) [18. 20.]
+    """
     import joblib
 
     task = _Task(fn, dict(get_config(), progress=False) if config is None else dict(config))

@@ -45,10 +45,20 @@ def bar(expl, *, ax=None, max_display=12, title=None, output=None) -> Axes:
         their mean ``|phi|`` (many instances) or of their signed phi (one
         instance), drawn grey without whiskers.
     title : str, optional
+    output : str or int, optional
+        The output to draw for an Explanation with several outputs (a name or a position).
 
     Returns
     -------
     matplotlib Axes
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For values that are neither 1-D nor 2-D, a ``max_display`` that is not a positive
+        integer, or an ``output`` missing, unknown or given for a single-output Explanation.
 
     Examples
     --------
@@ -57,6 +67,9 @@ def bar(expl, *, ax=None, max_display=12, title=None, output=None) -> Axes:
     >>> e = kx.explain(lambda Z: Z[:, 0] - 2 * Z[:, 1], X[:10], background=X)
     >>> ax = kx.plots.bar(e[0])   # one instance: signed values
     >>> ax = kx.plots.bar(e)      # ten instances: mean |phi| per feature
+    >>> ax.get_xlabel(), len(ax.patches)
+    ('mean |Shapley value|', 3)
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     expl = as_explanation(expl, output)
     max_display = check_max_display(max_display)
@@ -108,10 +121,33 @@ def waterfall(expl, *, ax=None, max_display=10, title=None, output=None) -> Axes
         Features shown, largest ``|phi|`` at the top; the others are pooled into
         one bar, "N other features", at the bottom (the sum of their phi).
     title : str, optional
+    output : str or int, optional
+        The output to draw for an Explanation with several outputs (a name or a position).
 
     Returns
     -------
     matplotlib Axes
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For more than one instance (2-D values: index one first, ``expl[0]``), a
+        ``max_display`` that is not a positive integer, or an ``output`` missing,
+        unknown or given for a single-output Explanation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> ax = kx.plots.waterfall(kx.explain(model, X[:1])[0], max_display=2)
+    >>> [label.get_text().split(" = ")[0] for label in ax.get_yticklabels()]  # bottom to top
+    ['1 other feature', 'x0', 'x1']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
 
     Notes
     -----
@@ -233,10 +269,33 @@ def beeswarm(expl, *, ax=None, max_display=12, title=None, cmap="coolwarm", seed
     cmap : str, default "coolwarm"
     seed : int or Generator, default 0
         Randomness of the vertical jitter.
+    output : str or int, optional
+        The output to draw for an Explanation with several outputs (a name or a position).
 
     Returns
     -------
     matplotlib Axes
+        With a colour bar ("feature value", low to high) when the Explanation has data.
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For one instance (1-D values), a ``max_display`` that is not a positive integer,
+        or an ``output`` missing, unknown or given for a single-output Explanation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> ax = kx.plots.beeswarm(kx.explain(model, X[:10]), seed=0)
+    >>> [label.get_text() for label in ax.get_yticklabels()]  # bottom to top
+    ['x1', 'x2', 'x0']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     expl = as_explanation(expl, output)
     max_display = check_max_display(max_display)
@@ -298,6 +357,48 @@ def dependence(expl, feature, *, ax=None, color_by=None, title=None, output=None
     ``color_by`` colours the points by another feature's value (a name or a
     position), or ``"interaction"``: by the feature that interacts most with
     ``feature`` (largest mean ``|interaction|``; needs ``expl.interactions``).
+
+    Parameters
+    ----------
+    expl : Explanation or shap.Explanation
+        Many instances (2-D values) with their ``data``; with bounds, each point gets
+        a vertical interval bar.
+    feature : str or int
+        The feature on the x-axis, by name or position.
+    ax : matplotlib Axes, optional
+        Default: a new figure.
+    color_by : str or int, optional
+        A feature whose values colour the points (with a colour bar), or
+        ``"interaction"``; None: one colour.
+    title : str, optional
+    output : str or int, optional
+        The output to draw for an Explanation with several outputs (a name or a position).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For one instance or an Explanation without data, an unknown ``feature`` or
+        ``color_by``, ``color_by="interaction"`` without an interaction block, or an
+        ``output`` missing, unknown or given for a single-output Explanation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> expl = kx.explain_interactions(model, X[:10])
+    >>> ax = kx.plots.dependence(expl, "x1", color_by="interaction")
+    >>> ax.get_ylabel(), ax.figure.axes[-1].get_ylabel()  # coloured by x0, x1's strongest partner
+    ('Shapley value of x1', 'x0')
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     expl = as_explanation(expl, output)
     if expl.values.ndim != 2 or expl.data is None:

@@ -55,6 +55,54 @@ def interaction_heatmap(expl, row=None, *, ax=None, title=None, annotate=None, m
     ``max_display`` features -- those with the largest total ``|interaction|`` --
     are shown. Numbers are written in the cells when at most 12 features are
     shown (``annotate`` overrides).
+
+    Parameters
+    ----------
+    expl : Explanation or shap.Explanation
+        With an interaction block, ``expl.interactions`` of shape (n, d, d) (or (d, d)
+        for a single instance), e.g. from :func:`kernelxai.explain_interactions`.
+    row : int, optional
+        The instance to show (negative positions count from the end); None: the mean
+        ``|interaction|`` over instances. Ignored for a single instance.
+    ax : matplotlib Axes, optional
+        Default: a new figure sized to the features shown.
+    title : str, optional
+        Default: "pairwise interactions" with what is shown and how many features are
+        hidden.
+    annotate : bool, optional
+        Write each off-diagonal interaction in its cell; default when at most 12 features
+        are shown.
+    max_display : int, default 20
+        Features shown, by total ``|interaction|``, in their original order.
+    output : str or int, optional
+        The output to draw for an Explanation with several outputs (a name or a position).
+
+    Returns
+    -------
+    matplotlib Axes
+        The image is ``ax.images[0]``.
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For an Explanation without an interaction block, a ``row`` out of range, a
+        ``max_display`` that is not a positive integer, or an ``output`` missing, unknown
+        or given for a single-output Explanation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> expl = kx.explain_interactions(model, X[:10])
+    >>> ax = kx.plots.interaction_heatmap(expl, row=0)
+    >>> ax.get_title(), ax.images[0].get_array().shape
+    ('pairwise interactions (instance 0)', (3, 3))
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     expl = as_explanation(expl, output)
     matrix, what, _ = _interaction_matrix(expl, row)
@@ -95,6 +143,49 @@ def interaction_network(expl, row=None, *, top=10, ax=None, title=None, output=N
     (mean over instances when ``row`` is None) are edges whose width grows with
     the strength, red for positive and blue for negative (grey for the mean
     absolute value). Node size follows the feature's mean ``|order-1 value|``.
+
+    Parameters
+    ----------
+    expl : Explanation or shap.Explanation
+        With an interaction block, ``expl.interactions`` of shape (n, d, d) (or (d, d)
+        for a single instance), e.g. from :func:`kernelxai.explain_interactions`.
+    row : int, optional
+        The instance to show, with signed edges; None: the mean ``|interaction|`` over
+        instances. Ignored for a single instance.
+    top : int, default 10
+        Most edges drawn (pairs with zero interaction are left out).
+    ax : matplotlib Axes, optional
+        Default: a new figure.
+    title : str, optional
+        Default: "N strongest interactions" with what is shown.
+    output : str or int, optional
+        The output to draw for an Explanation with several outputs (a name or a position).
+
+    Returns
+    -------
+    matplotlib Axes
+        The edges are the lines with gid ``"edge"``.
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For ``top`` that is not a positive integer, an Explanation without an interaction
+        block, a ``row`` out of range, or an ``output`` missing, unknown or given for a
+        single-output Explanation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> ax = kx.plots.interaction_network(kx.explain_interactions(model, X[:10]), top=2)
+    >>> ax.get_title(), len([line for line in ax.lines if line.get_gid() == "edge"])
+    ('2 strongest interactions (mean |interaction| over instances)', 2)
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     expl = as_explanation(expl, output)
     matrix, what, r = _interaction_matrix(expl, row)
@@ -133,7 +224,40 @@ def interaction_network(expl, row=None, *, top=10, ax=None, title=None, output=N
 
 
 def strongest_interaction(expl, feature) -> int:
-    """The feature that interacts most with ``feature``: largest mean ``|interaction|`` over instances."""
+    """The feature that interacts most with ``feature``: largest mean ``|interaction|`` over instances.
+
+    Parameters
+    ----------
+    expl : Explanation or shap.Explanation
+        With an interaction block (``expl.interactions``) and a single output.
+    feature : str or int
+        The feature, by name or position.
+
+    Returns
+    -------
+    int
+        The position of the other feature (never ``feature`` itself; the first one on
+        ties).
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For an unknown ``feature``, an Explanation without an interaction block, or one
+        with several outputs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> expl = kx.explain_interactions(model, X[:10])
+    >>> [kx.plots.strongest_interaction(expl, name) for name in ["x0", "x1", "x2"]]
+    [2, 0, 0]
+    """
     expl = as_explanation(expl)
     j = feature_index(expl, feature)
     matrix, _, _ = _interaction_matrix(expl, None)

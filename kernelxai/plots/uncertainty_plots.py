@@ -22,7 +22,51 @@ __all__ = ["kde", "correlation", "dependence_band"]
 
 
 def kde(expl, features=None, *, ax=None, title=None, label=None, output=None) -> Axes:
-    """Kernel density of the attributions of selected features across instances."""
+    """Kernel density of the attributions of selected features across instances.
+
+    One curve per feature (seaborn's ``kdeplot``); a feature whose attributions are all
+    equal is drawn as a dashed vertical line at that value instead.
+
+    Parameters
+    ----------
+    expl : Explanation or shap.Explanation
+        Many instances (2-D values).
+    features : list of str or int, optional
+        The features to draw, by name or position; default all.
+    ax : matplotlib Axes, optional
+        Default: a new figure. Curves of several calls can share one Axes (e.g. two
+        methods, told apart by ``label``).
+    title : str, optional
+    label : str, optional
+        Prefix of the legend entries, ``"label: feature"``; default the feature names.
+    output : str or int, optional
+        The output to draw for an Explanation with several outputs (a name or a position).
+
+    Returns
+    -------
+    matplotlib Axes
+        With a legend of the features drawn.
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For one instance (1-D values), an unknown feature name, or an ``output``
+        missing, unknown or given for a single-output Explanation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> ax = kx.plots.kde(kx.explain(model, X), ["x0", "x2"], label="ridge")
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['ridge: x0', 'ridge: x2']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
     import seaborn as sns
 
     expl = as_explanation(expl, output)
@@ -84,6 +128,31 @@ def correlation(expl, row=0, *, ax=None, title=None, annotate=None, output=None)
     matplotlib Axes
         The image is ``ax.images[0]``; its data is a masked array of the
         correlations.
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For an Explanation without a covariance block, a ``row`` out of range (or not
+        0 for a single instance), or an ``output`` missing, unknown or given for a
+        single-output Explanation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> gp = GaussianProcessRegressor(alpha=0.1, optimizer=None).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> ax = kx.plots.correlation(kx.explain_gp(gp, X[:4]), row=1)
+    >>> ax.get_title()
+    'correlation of Shapley values (row 1)'
+    >>> np.round(ax.images[0].get_array().data, 2)  # nearly uncorrelated here
+    array([[ 1.  ,  0.09,  0.01],
+           [ 0.09,  1.  , -0.05],
+           [ 0.01, -0.05,  1.  ]])
+    >>> import matplotlib.pyplot as plt; plt.close("all")
 
     Notes
     -----
@@ -178,6 +247,29 @@ def dependence_band(expl, feature, *, n_draws=20, seed=0, ax=None, title=None, l
     matplotlib Axes
         The band is the collection with gid ``"band"``, the mean the line
         with gid ``"mean"``, the draws the lines with gid ``"draw"``.
+
+    Raises
+    ------
+    TypeError
+        When ``expl`` is neither a kernelxai nor a shap Explanation.
+    ValueError
+        For an Explanation without a joint covariance, with one point or without data,
+        ``n_draws`` that is not a non-negative integer, ``level`` outside (0, 1), an
+        unknown ``feature`` or one with non-numeric data, or an ``output`` missing,
+        unknown or given for a single-output Explanation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> gp = GaussianProcessRegressor(alpha=0.1, optimizer=None).fit(X, X[:, 0] + X[:, 1] * X[:, 2])
+    >>> expl = kx.explain_gp(gp, X[:8], joint=True)
+    >>> ax = kx.plots.dependence_band(expl, "x0", n_draws=3, seed=0)
+    >>> ax.get_title(), [line.get_gid() for line in ax.lines][:4]
+    ('x0: mean, 95% band and 3 draws', ['draw', 'draw', 'draw', 'mean'])
+    >>> import matplotlib.pyplot as plt; plt.close("all")
 
     Notes
     -----

@@ -116,6 +116,20 @@ def bayes_shap(game, n_samples=None, level=0.95, seed=None, focused=False, targe
         ``lower``/``upper``; ``meta`` holds ``s2`` (noise scale per instance),
         ``dof``, ``posterior_cov``, ``n_samples`` and, with ``target_width``,
         ``perturbations_to_go`` and ``converged``.
+
+    Examples
+    --------
+    With the efficiency constraint (default) the posterior means add up to
+    v(all) - v(empty) (the exact Shapley values are 1.5, 2.5 and 3):
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> game = kx.FunctionGame(lambda z: z @ np.array([1.0, 2.0, 3.0]) + z[:, 0] * z[:, 1], 3)
+    >>> expl = kx.uncertainty.bayes_shap(game, n_samples=256, seed=0)
+    >>> round(float(expl.values.sum()), 6), expl.meta["n_samples"]
+    (7.0, 256)
+    >>> np.round(expl.values, 1), bool(np.all(expl.lower < expl.upper))
+    (array([1.6, 2.4, 3. ]), True)
     """
     if n_samples is not None:
         options["n_samples"] = n_samples

@@ -67,11 +67,34 @@ def single_reference_game(predict, x, reference, feature_names=None) -> Function
         Point(s) to explain; the game is vectorised over them.
     reference : array (d,)
         The reference r that "absent" features take their values from.
+    feature_names : list of str, optional
+        Player names (default: the columns of a DataFrame ``x`` or ``reference``, else
+        ``x0, x1, ...``).
 
     Returns
     -------
     FunctionGame
-        With ``v(empty) = 0`` and ``v(all) = f(x) - f(r)``.
+        With ``v(empty) = 0`` and ``v(all) = f(x) - f(r)``; one instance per row of a 2-D
+        ``x``.
+
+    Raises
+    ------
+    ValueError
+        When ``reference`` is empty or holds more than one point, its number of features
+        differs from ``x``'s, or ``feature_names`` has the wrong length.
+
+    Examples
+    --------
+    Against one reference, the exact Shapley values add up to f(x) - f(r):
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> def f(X):
+    ...     return X[:, 0] + X[:, 1] * X[:, 2]
+    >>> game = kx.uncertainty.single_reference_game(f, np.array([1.0, 2.0, 3.0]), np.zeros(3))
+    >>> phi = kx.shapley_values(game).values
+    >>> np.round(phi, 4), round(float(phi.sum()), 4)
+    (array([1., 3., 3.]), 7.0)
     """
     f = as_predict(predict)
     xs, refs, names, single = _check_points(x, reference, feature_names)
@@ -144,6 +167,26 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
         ``base_values`` the mean f(r_k), so values sum to f(x) - base;
         ``stderr``, ``lower``, ``upper``; ``meta["reference_values"]`` holds
         the per-reference attributions, shape (n, K, d) (or (K, d)).
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 references, an unknown ``method``, ``level`` outside (0, 1),
+        ``references`` with another number of features than ``x``, or ``feature_names``
+        of the wrong length.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> def f(X):
+    ...     return X[:, 0] + X[:, 1] * X[:, 2]
+    >>> references = np.random.default_rng(0).normal(size=(8, 3))
+    >>> expl = kx.uncertainty.single_reference(f, np.array([1.0, 2.0, 3.0]), references)
+    >>> np.round(expl.values, 4), np.round(expl.stderr, 4)
+    (array([1.1262, 3.0677, 3.044 ]), array([0.4468, 0.4742, 0.5053]))
+    >>> expl.meta["reference_values"].shape  # one attribution per reference
+    (8, 3)
     """
     level = check_level(level)
     f = as_predict(predict)
@@ -279,9 +322,36 @@ class ReferenceSamplingGame(Game):
     Parameters
     ----------
     predict : callable or fitted model
+        ``f``, a function of an array (m, d) (or an object with ``predict``).
     x : array (d,) or (n, d)
+        Point(s) to explain; the game is vectorised over the rows of a 2-D ``x``.
     references : array (K, d)
+        The references drawn from.
     seed : None, int or Generator
+        Randomness of the reference draws.
+    feature_names : list of str, optional
+        Player names (default: the columns of a DataFrame ``x`` or ``references``, else
+        ``x0, x1, ...``).
+
+    Raises
+    ------
+    ValueError
+        When ``references`` is empty or has another number of features than ``x``, or
+        ``feature_names`` has the wrong length.
+
+    Examples
+    --------
+    Bayesian SHAP on the noisy game: its intervals cover the reference sampling too.
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> def f(X):
+    ...     return X[:, 0] + X[:, 1] * X[:, 2]
+    >>> references = np.random.default_rng(0).normal(size=(8, 3))
+    >>> game = kx.uncertainty.ReferenceSamplingGame(f, np.array([1.0, 2.0, 3.0]), references, seed=0)
+    >>> expl = kx.uncertainty.bayes_shap(game, n_samples=200, seed=0)
+    >>> game.n_players, expl.values.shape, bool(np.all(expl.lower <= expl.upper))
+    (3, (3,), True)
     """
 
     def __init__(self, predict, x, references, seed=None, feature_names=None):

@@ -28,6 +28,32 @@ def walsh_hadamard(a) -> np.ndarray:
 
     ``â(T) = sum_S (-1)^{|S ∩ T|} a(S)``, with S and T bitmasks (bit j = player j);
     the inverse is the same transform divided by 2**d. O(d 2**d) per column.
+
+    Parameters
+    ----------
+    a : array_like (2**d, ...)
+        Values indexed by coalition bitmask along axis 0 (e.g. a game's table of worths);
+        every other axis is transformed independently. Not modified.
+
+    Returns
+    -------
+    ndarray
+        The transform, a new float array of ``a``'s shape.
+
+    Raises
+    ------
+    ValueError
+        When the length of axis 0 is not a power of 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.uncertainty import walsh_hadamard
+    >>> a = np.array([1.0, 2.0, 3.0, 4.0])
+    >>> walsh_hadamard(a)
+    array([10., -2., -4.,  0.])
+    >>> walsh_hadamard(walsh_hadamard(a)) / 4  # the inverse
+    array([1., 2., 3., 4.])
     """
     a = np.array(a, dtype=float, copy=True)
     m = a.shape[0]
@@ -86,6 +112,39 @@ class ShapleyResiduals:
     base_value : float or ndarray (n,)
         v(empty).
     player_names : list of str
+    n_players : int
+        d.
+    meta : dict
+        The game's ``meta`` and the method.
+
+    Parameters
+    ----------
+    table : ndarray (2**d, n)
+        The worths of every coalition (by bitmask), one column per instance.
+    transform : ndarray (2**d, n)
+        ``walsh_hadamard(table)``.
+    player_names : list of str
+        One name per player.
+    single : bool
+        Whether the game had one instance (then the attributes drop the instance axis).
+    meta : dict
+        Kept as ``meta`` (and in :meth:`to_explanation`'s ``meta``).
+
+    Examples
+    --------
+    Built by :func:`shapley_residuals`. In v(S) = [0 in S] + 2 [1 in S][2 in S] every
+    player's value is 1, but the interaction of players 1 and 2 leaves residuals:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> game = kx.FunctionGame(lambda z: z[:, 0] + 2.0 * z[:, 1] * z[:, 2], 3)
+    >>> res = kx.uncertainty.shapley_residuals(game)
+    >>> res
+    ShapleyResiduals(n_players=3, max relative residual=0.316)
+    >>> np.round(res.values, 4), np.round(res.relative, 4)
+    (array([1., 1., 1.]), array([0.    , 0.3162, 0.3162]))
+    >>> res.residual(1).shape  # (d, 2**(d-1)): one entry per edge
+    (3, 4)
     """
 
     def __init__(self, table, transform, player_names, single, meta):
@@ -233,6 +292,30 @@ def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS) -> ShapleyResid
     Returns
     -------
     ShapleyResiduals
+        Values, residual norms and relative residuals per player (and instance);
+        component games and residual edge vectors on request.
+
+    Raises
+    ------
+    TypeError
+        When ``game`` is not a kernelxai :class:`~kernelxai.games.Game`.
+    ValueError
+        When the game has more than ``max_players`` players, or ``max_players`` is not a
+        positive integer.
+
+    Examples
+    --------
+    Player 0 enters additively and has no residual; the interaction of players 1 and 2
+    shows in theirs:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> game = kx.FunctionGame(lambda z: z[:, 0] + 2.0 * z[:, 1] * z[:, 2], 3)
+    >>> kx.uncertainty.shapley_residuals(game).to_frame().round(4)
+        value  residual norm  relative residual
+    x0    1.0         0.0000             0.0000
+    x1    1.0         1.4142             0.3162
+    x2    1.0         1.4142             0.3162
     """
     if not isinstance(game, Game):
         raise TypeError(

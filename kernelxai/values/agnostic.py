@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .._calibration import Work, time_model_calls
 from .._config import working_elements
 from .._validation import (
     check_feature_names,
@@ -156,6 +157,54 @@ def check_max_elements(max_elements) -> int:
     return int(max_elements)
 
 
+class ModelTiming:
+    """Seconds per call and per row of a model's ``predict``, timed once on a few of its own rows.
+
+    The cost guard prices a value function's model calls with them
+    (:func:`kernelxai._calibration.time_model_calls`); the value function keeps one instance,
+    shared by the games it builds, so the model is timed once per value function.
+
+    Parameters
+    ----------
+    predict : callable
+        ``predict(X) -> (k,)``.
+    rows : ndarray (k, d)
+        Valid inputs of ``predict`` (the background).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.values.agnostic import ModelTiming
+    >>> timing = ModelTiming(lambda X: X.sum(axis=1), np.ones((5, 3)))
+    >>> per_call, per_row = timing()
+    >>> per_row > 0 and timing() == (per_call, per_row)  # timed once
+    True
+    """
+
+    def __init__(self, predict, rows):
+        self.predict, self.rows, self._times = predict, rows, None
+
+    def __call__(self) -> tuple[float, float]:
+        if self._times is None:
+            self._times = time_model_calls(self.predict, np.asarray(self.rows)[:1024])
+        return self._times
+
+    def seconds(self, calls, rows) -> float:
+        """Seconds of ``calls`` calls predicting ``rows`` rows in all.
+
+        Parameters
+        ----------
+        calls, rows : float
+            Number of calls, and of rows over all of them.
+
+        Returns
+        -------
+        float
+        """
+        per_call, per_row = self()
+        return float(calls) * per_call + float(rows) * per_row
+
+
 # --------------------------------------------------------------------------- #
 # marginal (interventional) game by model calls
 # --------------------------------------------------------------------------- #
@@ -166,17 +215,36 @@ class MarginalGame(Game):
     """
 
     def __init__(self, predict, X, background, player_names, *, max_elements=None,
-                 progress=False, meta=None, point_flops=None):
+                 progress=False, meta=None, point_flops=None, timing=None):
         super().__init__(X.shape[1], player_names, len(X), X, meta)
         self.predict, self.X, self.background = predict, X, background
         self.max_elements = working_elements(8) if max_elements is None else check_max_elements(max_elements)
         self.progress = progress
         self.point_flops = 1000.0 * X.shape[1] if point_flops is None else float(point_flops)
+        self.timing = ModelTiming(predict, background) if timing is None else timing
         self._full = self._empty = None
 
     def evaluation_flops(self, n_coalitions) -> float:
         """m model calls per coalition and explained point."""
         return float(n_coalitions) * self.n_instances * len(self.background) * self.point_flops
+
+    def evaluation_work(self, n_coalitions) -> Work:
+        """Model calls (timed on the model: per call and per row) and the synthetic rows they take.
+
+        The inner coalitions (all but the empty and the full one) predict m rows per point, in
+        blocks of coalitions of at most ``max_elements`` elements (as :meth:`_evaluate` does);
+        the full and the empty coalition are one call each.
+        """
+        nx, m, d = self.n_instances, len(self.background), self.n_players
+        inner = max(0, int(n_coalitions) - 2)
+        per_coalition = nx * m * d
+        if per_coalition <= self.max_elements:
+            calls = -(-inner // max(1, self.max_elements // per_coalition))
+        else:
+            calls = inner * -(-nx // max(1, self.max_elements // (m * d)))
+        rows = float(inner) * nx * m + nx + m
+        return Work(flops=float(inner) * nx * m * (d + 2), steps=4.0 * (calls + 2),
+                    model_seconds=self.timing.seconds(calls + 2, rows))
 
     def cost_advice(self) -> list[str]:
         return [f"a smaller or summarised background (now {len(self.background)} rows)",
@@ -238,6 +306,7 @@ class ModelCalls(ValueFunction):
         refuse_precomputed(model)
         self.predict = as_predict(model)
         self.model = model
+        self._timing = None
         d = _n_features_of(model)
         self.point_flops = flops_per_point(model, d or 1)
         sample = default_background(model, sample, name)
@@ -251,6 +320,12 @@ class ModelCalls(ValueFunction):
         self._f_data_mean = None
         self._set_groups(groups, group_names)
         return checked
+
+    def model_timing(self) -> ModelTiming:
+        """The model's :class:`ModelTiming` on this value function's sample, one for all its games."""
+        if self._timing is None:
+            self._timing = ModelTiming(self.predict, getattr(self, "background", getattr(self, "data", None)))
+        return self._timing
 
     def _data_mean(self):
         """Mean prediction over the sample ``self.data`` (v of the empty coalition), computed once."""
@@ -285,6 +360,20 @@ class Marginal(ModelCalls):
         Budget (float64 elements) of the synthetic points of one predict call.
     progress : bool
         Progress bar over coalitions.
+
+    Examples
+    --------
+    Any predict function works; here a model with an interaction:
+
+    >>> import numpy as np, kernelxai as kx
+    >>> f = lambda P: P[:, 0] + P[:, 1] * P[:, 2]
+    >>> background = np.random.default_rng(0).normal(size=(20, 3))
+    >>> vf = kx.values.Marginal(f, background=background)
+    >>> vf
+    Marginal(background=20 rows)
+    >>> e = kx.shapley_values(vf.game([[1.0, 2.0, 3.0]]))
+    >>> bool(np.isclose(e.values.sum() + e.base_values[0], f(np.array([[1.0, 2.0, 3.0]]))[0]))
+    True
     """
 
     name = "marginal (model calls)"
@@ -298,7 +387,7 @@ class Marginal(ModelCalls):
     def _game(self, X):
         X, names = check_points(X, self.n_features, self.model_names)
         return MarginalGame(self.predict, X, self.background, names, max_elements=self.max_elements,
-                            progress=self.progress, point_flops=self.point_flops,
+                            progress=self.progress, point_flops=self.point_flops, timing=self.model_timing(),
                             meta={"value_function": "marginal", "n_background": len(self.background)})
 
     def __repr__(self):
@@ -397,6 +486,19 @@ class GaussianConditional(ModelCalls):
         Seed of the draws (named so that ``kx.explain(..., seed=...)`` still
         reaches the Shapley estimator).
     groups, group_names, max_elements, progress : see :class:`Marginal`.
+
+    Examples
+    --------
+    Two correlated features: the one the model ignores still gets credit,
+    since knowing it tells about the other.
+
+    >>> import numpy as np, kernelxai as kx
+    >>> rng = np.random.default_rng(0)
+    >>> x0 = rng.normal(size=50); data = np.c_[x0, x0 + 0.1 * rng.normal(size=50)]
+    >>> vf = kx.values.GaussianConditional(lambda P: P[:, 0], data=data, n_samples=100)
+    >>> e = kx.shapley_values(vf.game([[1.0, 1.0]]))
+    >>> bool(e.values[0, 1] > 0.3)
+    True
     """
 
     name = "Gaussian conditional (Monte Carlo)"

@@ -29,7 +29,32 @@ _REGISTRY: dict[str, type] = {}
 
 
 def register(name) -> Callable[[type], type]:
-    """Class decorator: make a value function available as ``kx.explain(..., value=name)``."""
+    """Class decorator: make a value function available as ``kx.explain(..., value=name)``.
+
+    The class is stored in the registry under ``name`` (replacing any class
+    registered under it before) and gets the attribute ``registered_name``.
+
+    Parameters
+    ----------
+    name : str
+        The name ``kx.explain(value=...)`` and :func:`get` accept.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the class unchanged (apart from
+        ``registered_name``).
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> @kx.values.register("my_marginal")
+    ... class MyMarginal(kx.values.Marginal):
+    ...     name = "my marginal"
+    >>> kx.values.get("my_marginal") is MyMarginal, MyMarginal.registered_name
+    (True, 'my_marginal')
+    >>> del kx.values.base._REGISTRY["my_marginal"]   # undo, for this example only
+    """
 
     def decorator(cls):
         _REGISTRY[name] = cls
@@ -40,18 +65,50 @@ def register(name) -> Callable[[type], type]:
 
 
 def registered() -> list[str]:
-    """Names accepted by ``kx.explain(value=...)``."""
+    """Names accepted by ``kx.explain(value=...)``.
+
+    Returns
+    -------
+    list of str
+        The registered names, sorted.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> "interventional" in kx.values.registered(), "marginal" in kx.values.registered()
+    (True, True)
+    """
     return sorted(_REGISTRY)
 
 
 def get(name) -> type:
     """The value function registered as ``name``.
 
+    Parameters
+    ----------
+    name : str
+        A name of :func:`registered`, e.g. ``"interventional"``.
+
+    Returns
+    -------
+    type
+        The value-function class (a :class:`ValueFunction` subclass).
+
     Raises
     ------
     ValueError
         ``name`` is not registered: the message lists the names that are and,
         when one is close, asks "did you mean ...?" (as for an unknown option).
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> kx.values.get("marginal") is kx.values.Marginal
+    True
+    >>> kx.values.get("interventionl")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown value function 'interventionl'; did you mean 'interventional'? Accepted: ...
     """
     if not isinstance(name, str) or name not in _REGISTRY:
         close = difflib.get_close_matches(name, registered(), n=1) if isinstance(name, str) else []
@@ -186,6 +243,26 @@ class ValueFunction:
     free: a subclass passes ``groups``/``group_names`` on to
     :meth:`_set_groups` and :meth:`game` then returns the game whose players are
     the groups (still a ProductGame where the feature game is one).
+
+    The base class takes no constructor arguments; subclasses take the model
+    and their own options.
+
+    Examples
+    --------
+    A toy value function that sets absent features to 0:
+
+    >>> import numpy as np, kernelxai as kx
+    >>> class ZeroBaseline(kx.values.ValueFunction):
+    ...     name = "zero baseline"
+    ...     def __init__(self, predict):
+    ...         self.predict = predict
+    ...     def _game(self, X):
+    ...         X = np.asarray(X, dtype=float)
+    ...         worths = lambda Z: np.stack([self.predict(X * z) for z in Z])
+    ...         return kx.games.FunctionGame(worths, X.shape[1], n_instances=len(X), data=X)
+    >>> game = ZeroBaseline(lambda P: P @ [1.0, 2.0]).game([[1.0, 3.0]])
+    >>> game.meta["value_function"], np.round(kx.shapley_values(game).values, 6)
+    ('zero baseline', array([[1., 6.]]))
     """
 
     #: name shown in Explanation.meta["value_function"]

@@ -183,10 +183,32 @@ class FunctionalBaseline(ValueFunction):
     groups, group_names : optional
         Explain groups of features as single players (still a product game).
 
+    Raises
+    ------
+    TypeError
+        If the model's kernel is neither a product kernel nor a sum of them,
+        or ``normalize`` is not a bool.
+    ValueError
+        If the model has no features (``n_features`` < 1), or ``groups`` /
+        ``group_names`` are malformed.
+
     Examples
     --------
-    >>> expl = kx.explain(model, X, value="functional_baseline")                  # doctest: +SKIP
-    >>> expl = kx.explain(model, X, value="functional_baseline", method="stable") # doctest: +SKIP
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y)
+    >>> expl = kx.explain(model, X[:2], value="functional_baseline")
+    >>> expl = kx.explain(model, X[:2], value="functional_baseline", method="stable")
+    >>> bool(np.allclose(expl.values.sum(axis=1) + expl.base_values, model.predict(X[:2])))
+    True
+
+    The value function on its own, normalised (base value b = 0 here):
+
+    >>> vf = kx.values.FunctionalBaseline(model, normalize=True)
+    >>> np.round(kx.shapley_values(vf.game(X[:1])).values, 4)
+    array([[ 1.0496, -1.1594,  0.113 ]])
     """
 
     name = "functional baseline (PKeX Def. 1)"

@@ -553,6 +553,25 @@ class Interventional(ValueFunction, EmbeddingValueFunction):
     tabulation is ~100x cheaper, at d = 100 only the product route is
     feasible. Non-product kernels: ``"exact"`` up to 12 features, else
     ``"kernel"``.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y)
+    >>> vf = kx.values.Interventional(model, background=X)
+    >>> e = kx.shapley_values(vf.game(X[:2]))
+    >>> np.round(e.values, 4)
+    array([[ 0.1503, -0.1519, -0.0805],
+           [ 0.1461, -0.1231, -0.0845]])
+
+    The same game by model calls (:class:`~kernelxai.values.Marginal`):
+
+    >>> calls = kx.values.Marginal(model.predict, background=X).game(X[:2])
+    >>> bool(np.allclose(kx.shapley_values(calls).values, e.values))
+    True
     """
 
     name = "interventional (KME)"

@@ -40,6 +40,7 @@ import numpy as np
 from scipy import linalg as sla
 from scipy.linalg import lapack
 
+from .._calibration import Work
 from .._config import working_elements
 from .._linalg import cholesky_jitter
 from .._threads import single_threaded_blas
@@ -134,6 +135,31 @@ class ObservationalGame(Game, LinearInCoefficients):
         else:
             per = m**3 / 3 + 2.0 * m * m * (nx + self.n_players) + 4.0 * n * m * nx
         return float(n_coalitions) * per
+
+    def evaluation_work(self, n_coalitions) -> Work:
+        """The work of ``n_coalitions`` inner coalitions by kind, for the route this game takes.
+
+        Exact forms: per coalition one Cholesky factorisation of the m x m system (m^3 / 3) and
+        its solve for the n_x points (2 m^2 n_x), and for the product form the m x n_train
+        product with the other Gram (2 m n n_x) -- dense linear algebra; the Grams themselves
+        are elementwise work: one product per coalition along the lattice walk (m >= WALK_ROWS),
+        else d factors per Gram. Nystrom: as :meth:`evaluation_flops`, elementwise.
+        """
+        m, nx, n, d = len(self.background), self.n_instances, len(self.expansion.X_train), self.n_players
+        c = float(n_coalitions)
+        if self.landmarks is not None:
+            return Work(flops=self.evaluation_flops(n_coalitions), steps=8.0 * c)
+        product = self.form == "product"
+        blas = m**3 / 3.0 + 2.0 * m * m * nx + (2.0 * m * n * nx if product else 0.0)
+        walks = (m >= WALK_ROWS and LatticeGrams.supports(self.expansion.kernel)
+                 and LatticeGrams.elements(m, m, d, True, d) <= self.max_elements)
+        if walks:
+            elementwise = 2.0 * m * m + (m + (n if product else 0)) * nx * d + 2.0 * m * nx
+            steps = 16.0
+        else:
+            elementwise = (m * m + m * nx + (n * m + n * nx if product else 0)) * d + m * m
+            steps = 8.0
+        return Work(flops=c * elementwise, blas_flops=c * blas, steps=c * steps)
 
     def cost_advice(self) -> list[str]:
         advice = [f"a smaller conditioning sample (background=..., now {len(self.background)} rows)"]
@@ -558,6 +584,31 @@ class Observational(ValueFunction, EmbeddingValueFunction):
         one at a time, in O(m^2) memory.
     progress : bool
         Progress bar over coalitions.
+
+    Raises
+    ------
+    ValueError
+        If ``eta`` is not a positive finite number, ``form`` is not one of the
+        three choices, ``form="product"`` is asked of a non-product kernel,
+        ``landmarks`` exceeds the background's rows, or the background is
+        missing or malformed (see :class:`Interventional`).
+    TypeError
+        If the model's kernel cannot be restricted to a coalition (neither a
+        product kernel, a sum of them, nor Matern).
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20, 3)); y = X[:, 0] + X[:, 1] * X[:, 2]
+    >>> model = KernelRidge(kernel="rbf", gamma=0.5, alpha=0.1).fit(X, y)
+    >>> vf = kx.values.Observational(model, background=X, eta=1e-3)
+    >>> vf
+    Observational(eta=0.001, form='product', background=20 rows)
+    >>> e = kx.shapley_values(vf.game(X[:2]))
+    >>> bool(np.allclose(e.values.sum(axis=1) + e.base_values, model.predict(X[:2])))
+    True
     """
 
     name = "observational (CME)"

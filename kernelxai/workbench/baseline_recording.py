@@ -26,7 +26,22 @@ _NOT_NUMBERS = ("summary", "parameters", "compared")
 
 
 def environment() -> dict:
-    """The versions a baseline was recorded with (Python, numpy, scipy, scikit-learn, BLAS, machine)."""
+    """The versions a baseline was recorded with (Python, numpy, scipy, scikit-learn, BLAS, machine).
+
+    Returns
+    -------
+    dict
+        ``python``, ``machine`` and ``system`` from :mod:`platform`; the installed versions of
+        ``kernelxai``, ``numpy``, ``scipy`` and ``scikit-learn`` (None for one not installed);
+        ``blas``, the BLAS libraries numpy loaded as threadpoolctl reports them (None when it
+        reports none). Stored under ``recorded`` in a baseline's mode; reported, never compared.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.baseline_recording import environment
+    >>> sorted(environment())
+    ['blas', 'kernelxai', 'machine', 'numpy', 'python', 'scikit-learn', 'scipy', 'system']
+    """
     env = {"python": platform.python_version(), "machine": platform.machine(), "system": platform.system()}
     for dist in ("kernelxai", "numpy", "scipy", "scikit-learn"):
         try:
@@ -53,6 +68,26 @@ def auto_numbers(results) -> dict:
     rel 1e-6, which a seeded run on the same machine meets; strings, bools
     and lists of strings are compared exactly. The tolerances are a starting
     point, marked ``"auto": true``: review them and give each a reason.
+
+    Parameters
+    ----------
+    results : dict
+        A notebook's results JSON. Dicts, and lists of dicts, are walked into; long strings
+        (over 80 characters), strings that look like paths and None are left out.
+
+    Returns
+    -------
+    dict
+        JSON pointer -> ``{"value", "abs", "rel", "reason"}``, the ``numbers`` block of a
+        baseline's mode.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.baseline_recording import auto_numbers
+    >>> run = {"parameters": {"seed": 0}, "taxi": [2.0, 5.0, 35.0], "gap": 1e-12, "best": "rbf", "fit_seconds": 1.2}
+    >>> numbers = auto_numbers(run)
+    >>> {pointer: (spec["abs"], spec["rel"]) for pointer, spec in numbers.items()}
+    {'/taxi': (1e-12, 1e-06), '/gap': (1e-09, 0.0), '/best': (0.0, 0.0)}
     """
     out = {}
 
@@ -105,10 +140,32 @@ def record(results, baseline, *, name, seconds=None) -> tuple[dict, list[str]]:
     seconds : float, optional
         The run's wall time, stored as reported (never compared).
 
+    Returns
+    -------
+    baseline : dict
+        A new baseline (``baseline`` is not modified) whose block for the run's mode holds the
+        run's parameters, :func:`environment`, ``seconds`` rounded to 0.1 s when given,
+        ``"auto": true`` when the tolerances are automatic, and the numbers with the run's
+        values.
+    diff : list of str
+        One line per change worth reading: a new baseline or mode, each value that changed
+        (:func:`~kernelxai.workbench.json_values.describe_change`), each pointer dropped, the
+        parameters that changed; ``["  unchanged"]`` when nothing did.
+
     Raises
     ------
     ValueError
         For a paper-mode run (paper runs have no baselines).
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.baseline_recording import record
+    >>> first, diff = record({"parameters": {"seed": 0}, "taxi": [2.0, 5.0, 35.0]}, None, name="demo")
+    >>> diff
+    ['new baseline: 1 numbers with automatic tolerances (review them in notebooks/baselines/demo.json)']
+    >>> second, diff = record({"parameters": {"seed": 0}, "taxi": [2.0, 5.5, 35.0]}, first, name="demo", seconds=3.14)
+    >>> diff, second["modes"]["default"]["seconds"]
+    (['  /taxi: 1 of 3 entries changed, most at [1]: 5 -> 5.5'], 3.1)
     """
     mode = mode_of(results)
     if mode not in MODES:
@@ -176,7 +233,39 @@ def _dumps(obj, indent=0):
 
 
 def write_baseline(path, baseline) -> None:
-    """Write a baseline atomically, formatted for readable diffs."""
+    """Write a baseline atomically, formatted for readable diffs.
+
+    Dicts are written one key a line and lists of scalars on one line, so that re-recording a
+    baseline changes only the lines of the values that moved.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file, normally ``notebooks/baselines/NAME.json``; replaced if it exists (its
+        directory must exist).
+    baseline : dict
+        A baseline as :func:`record` returns it.
+
+    Raises
+    ------
+    ValueError
+        When the baseline holds NaN or an infinity (not valid JSON); the file is then left as
+        it was.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from kernelxai.workbench.baseline_recording import write_baseline
+    >>> from kernelxai.workbench.notebook_baselines import load_baseline
+    >>> baseline = {"notebook": "demo", "format": 1,
+    ...             "modes": {"default": {"numbers": {"/taxi": {"value": [2.0, 5.0]}}}}}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp) / "demo.json"
+    ...     write_baseline(path, baseline)
+    ...     lines = path.read_text().splitlines()
+    ...     print(len(lines), lines[7].strip(), load_baseline(path) == baseline)
+    13 "value": [2.0, 5.0] True
+    """
     with atomic_write(path) as fh:
         fh.write(_dumps(baseline) + "\n")
 

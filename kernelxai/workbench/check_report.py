@@ -56,7 +56,43 @@ def _report_items(rows, mode, source):
 
 
 def write_report(rows, output, *, mode, source) -> tuple:
-    """Write ``report.md`` and ``report.html`` in ``output``; return their paths."""
+    """Write ``report.md`` and ``report.html`` in ``output``; return their paths.
+
+    Both hold a verdict (PASS unless a notebook failed or drifted), the versions the run used,
+    a table with one row per notebook (its baseline verdict, its time beside the time the
+    baseline recorded, its summary or error) and, for each notebook with something to say,
+    the differences from its baseline.
+
+    Parameters
+    ----------
+    rows : list of dict
+        As :func:`.notebook_runner.run_check` makes them: ``name``, ``ok``, ``error``,
+        ``seconds``, ``summary`` and ``comparison`` (a
+        :class:`~.notebook_baselines.Comparison`, or None for a notebook that failed).
+    output : str or Path
+        The directory to write into (created if needed); existing reports are replaced.
+    mode : str
+        "default" or "smoke", for the title.
+    source : str or Path
+        The notebooks' directory; the recorded times are read from its ``baselines/``.
+
+    Returns
+    -------
+    tuple of Path
+        ``(output / "report.md", output / "report.html")``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kernelxai.workbench.check_report import write_report
+    >>> from kernelxai.workbench.notebook_baselines import Comparison
+    >>> rows = [{"name": "01-demo", "ok": True, "error": None, "seconds": 3.2, "summary": "phi sums to f(x)",
+    ...          "comparison": Comparison("01-demo", "smoke", "no baseline", note="record one")}]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     md, page = write_report(rows, tmp, mode="smoke", source=tmp)
+    ...     print(md.read_text().splitlines()[8])
+    | 01-demo | ⚠ none | 3 s | phi sums to f(x) |
+    """
     header, table, details = _report_items(rows, mode, source)
     md = [f"# kernelxai check ({mode} mode)", "", *[f"{h}  " for h in header], "",
           "| notebook | baseline | time | key results |", "|---|---|---|---|"]

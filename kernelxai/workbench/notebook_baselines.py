@@ -74,10 +74,30 @@ def notebooks_dir(package=None) -> Path:
     package : path, optional
         The kernelxai package directory (default: the one imported).
 
+    Returns
+    -------
+    Path
+        ``notebooks/`` beside ``package`` when that directory is a clone (it holds a
+        ``pyproject.toml``) with numbered notebooks, else ``package/_notebooks`` when that
+        holds them.
+
     Raises
     ------
     FileNotFoundError
         When neither exists (a build of kernelxai without its notebooks).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kernelxai.workbench.notebook_baselines import notebooks_dir
+    >>> notebooks_dir().name in ("notebooks", "_notebooks")
+    True
+    >>> with tempfile.TemporaryDirectory() as empty:
+    ...     try:
+    ...         notebooks_dir(empty)
+    ...     except FileNotFoundError as error:
+    ...         print(str(error)[:38])
+    kernelxai's notebooks are neither in ...
     """
     package = Path(package) if package is not None else Path(__file__).resolve().parents[1]
     repo = package.parent / "notebooks"
@@ -92,7 +112,25 @@ def notebooks_dir(package=None) -> Path:
 
 
 def baselines_dir(notebooks=None) -> Path:
-    """``baselines/`` next to the notebooks (``notebooks`` defaults to :func:`notebooks_dir`)."""
+    """``baselines/`` next to the notebooks (``notebooks`` defaults to :func:`notebooks_dir`).
+
+    Parameters
+    ----------
+    notebooks : path, optional
+        The notebooks' directory; by default :func:`notebooks_dir`, which raises
+        FileNotFoundError when kernelxai has no notebooks.
+
+    Returns
+    -------
+    Path
+        ``notebooks / "baselines"`` (whether or not it exists).
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_baselines import baselines_dir
+    >>> baselines_dir("notebooks").as_posix()
+    'notebooks/baselines'
+    """
     return Path(notebooks if notebooks is not None else notebooks_dir()) / "baselines"
 
 
@@ -100,7 +138,25 @@ def baselines_dir(notebooks=None) -> Path:
 # results JSON helpers
 # --------------------------------------------------------------------------- #
 def mode_of(results) -> str:
-    """"smoke", "paper" or "default": the mode a results JSON was produced in (from its parameters)."""
+    """"smoke", "paper" or "default": the mode a results JSON was produced in (from its parameters).
+
+    Parameters
+    ----------
+    results : dict
+        A notebook's results JSON; its ``parameters`` block is read (missing means default).
+
+    Returns
+    -------
+    str
+        "paper" when the ``paper`` parameter is true, else "smoke" when ``smoke`` is, else
+        "default".
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_baselines import mode_of
+    >>> mode_of({"parameters": {"smoke": True}}), mode_of({"parameters": {"paper": 1}}), mode_of({})
+    ('smoke', 'paper', 'default')
+    """
     params = results.get("parameters") or {}
     if params.get("paper"):
         return "paper"
@@ -118,6 +174,22 @@ def is_timing_key(key) -> bool:
     strength). Numbers derived from timings under other names (a ratio of two
     run times, a fitted growth exponent) are not recognised: leave them out
     of a baseline.
+
+    Parameters
+    ----------
+    key : str or int
+        A dict key of a results JSON (converted with ``str``).
+
+    Returns
+    -------
+    bool
+        True when the key names a timing by the rule above.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_baselines import is_timing_key
+    >>> [is_timing_key(k) for k in ("r2_seconds", "fit_s", "elapsed ms", "lam_S", "coverage")]
+    [True, True, True, False, False]
     """
     key = str(key)
     words = [w for w in re.split(r"[^a-z0-9]+", key.lower()) if w]
@@ -132,6 +204,24 @@ def comparable(results) -> dict:
     ``compared`` (written by the drift check) and ``parameters.results_path``
     are removed at the top. Two runs of a seeded notebook on one machine give
     equal ``comparable`` results.
+
+    Parameters
+    ----------
+    results : dict
+        A notebook's results JSON; it is not modified.
+
+    Returns
+    -------
+    dict
+        A new dict (dicts and lists rebuilt, leaves shared) without those keys.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_baselines import comparable
+    >>> run = {"parameters": {"seed": 0, "results_path": "out.json"}, "summary": "took 3 s",
+    ...        "fit": {"r2": 0.91, "seconds": 3.2}, "timings": [1.1, 2.0]}
+    >>> comparable(run)
+    {'parameters': {'seed': 0}, 'fit': {'r2': 0.91}}
     """
     def strip(obj):
         if isinstance(obj, dict):
@@ -147,14 +237,65 @@ def comparable(results) -> dict:
 
 
 def run_parameters(results) -> dict:
-    """The parameters of a run as its results JSON records them, without ``results_path``."""
+    """The parameters of a run as its results JSON records them, without ``results_path``.
+
+    Parameters
+    ----------
+    results : dict
+        A notebook's results JSON.
+
+    Returns
+    -------
+    dict
+        A copy of its ``parameters`` block without ``results_path`` (where the run wrote,
+        which differs between runs); empty when there is no such block.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_baselines import run_parameters
+    >>> run_parameters({"parameters": {"seed": 0, "smoke": True, "results_path": "out.json"}})
+    {'seed': 0, 'smoke': True}
+    """
     return {k: v for k, v in (results.get("parameters") or {}).items() if k != "results_path"}
 
 
 
 @dataclass
 class NumberCheck:
-    """One compared number: where, the value now and in the baseline, the tolerance and the outcome."""
+    """One compared number: where, the value now and in the baseline, the tolerance and the outcome.
+
+    Made by :func:`compare`, one per number of the baseline; held in :attr:`Comparison.checks`.
+
+    Attributes
+    ----------
+    pointer : str
+        The JSON pointer of the number in the results, e.g. ``"/coverage/plain"``.
+    value : object
+        The run's value there (None when the results do not have it).
+    baseline : object
+        The baseline's recorded value: a number, a nested list of numbers, or any JSON value
+        compared exactly.
+    abs, rel : float
+        The tolerance: each element ``x`` must satisfy ``|x - b| <= abs + rel * |b|``.
+    reason : str
+        Why the tolerance is what it is (from the baseline).
+    ok : bool
+        Whether the value is within tolerance (or equal, for values that are not numeric).
+    message : str, default ""
+        For a failed check, one line naming the worst element, both values and the
+        tolerance; empty when ``ok``.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_baselines import compare
+    >>> baseline = {"notebook": "demo", "format": 1, "modes": {"default": {"parameters": {}, "numbers": {
+    ...     "/taxi": {"value": [2.0, 5.0, 35.0], "abs": 0.01, "reason": "closed form"}}}}}
+    >>> check = compare({"taxi": [2.0, 5.2, 35.0]}, baseline).checks[0]
+    >>> check.ok, check.message
+    (False, '/taxi[1] = 5.2, baseline 5 ± 0.01 (closed form)')
+    >>> check.as_json()["within"]
+    False
+    """
 
     pointer: str
     value: object
@@ -242,6 +383,18 @@ class Comparison:
         Why a notebook was not compared, or which parameters changed.
     auto : bool
         Whether the baseline's tolerances were set automatically (to review).
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_baselines import Comparison, compare
+    >>> baseline = {"notebook": "demo", "format": 1, "modes": {"default": {"parameters": {"seed": 0}, "numbers": {
+    ...     "/coverage": {"value": 0.95, "abs": 0.02, "reason": "Monte Carlo"}}}}}
+    >>> result = compare({"parameters": {"seed": 0}, "coverage": 0.94}, baseline)
+    >>> result.status, result.failed, result.cell()
+    ('ok', False, '✓ 1')
+    >>> print(Comparison("demo", "smoke", "no baseline", note="no baseline yet").message())
+    demo (smoke mode) has no baseline (notebooks/baselines/demo.json):
+      ⚠ no baseline yet
     """
 
     name: str
@@ -309,10 +462,37 @@ class Comparison:
 def load_baseline(path) -> dict | None:
     """The baseline at ``path`` (a dict), or None if there is no such file.
 
+    Parameters
+    ----------
+    path : str or Path
+        A baseline file, normally ``notebooks/baselines/NAME.json``.
+
+    Returns
+    -------
+    dict or None
+        The parsed baseline, checked: ``"format"`` is :data:`FORMAT`, every mode is one of
+        :data:`MODES`, every number has a ``value`` and tolerances ``abs``/``rel`` that are
+        numbers >= 0. None when the file does not exist.
+
     Raises
     ------
     ValueError
         When the file is not a baseline of this format (naming the problem).
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from kernelxai.workbench.notebook_baselines import load_baseline
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp) / "demo.json"
+    ...     print(load_baseline(path))
+    ...     _ = path.write_text(json.dumps({"format": 1, "modes": {"paper": {}}}))
+    ...     try:
+    ...         load_baseline(path)
+    ...     except ValueError as error:
+    ...         print(str(error).split(": ", 1)[1])
+    None
+    unknown mode 'paper'; modes are default, smoke
     """
     path = Path(path)
     if not path.exists():
@@ -359,6 +539,22 @@ def compare(results, baseline, *, name=None, overrides=()) -> Comparison:
     Returns
     -------
     Comparison
+        Its ``status`` is "not compared" for a paper run or when only ``overrides`` differ,
+        "no baseline" when ``baseline`` is None or has no block for the run's mode,
+        "parameters" when other parameters differ, else "ok" or "drift" from the checks of
+        every number of the baseline's block.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_baselines import compare
+    >>> baseline = {"notebook": "demo", "format": 1, "modes": {"default": {"parameters": {"n": 50}, "numbers": {
+    ...     "/taxi": {"value": [2.0, 5.0, 35.0], "abs": 1e-10, "reason": "closed form"}}}}}
+    >>> compare({"parameters": {"n": 50}, "taxi": [2.0, 5.0, 35.0]}, baseline).status
+    'ok'
+    >>> compare({"parameters": {"n": 10}, "taxi": [2.0, 5.0, 35.0]}, baseline, overrides=["n"]).status
+    'not compared'
+    >>> print(compare({"parameters": {"n": 10}}, baseline).note)
+    parameters changed since the baseline was recorded: n = 10 (baseline 50)
     """
     name = name or (baseline or {}).get("notebook", "?")
     mode = mode_of(results)
@@ -393,13 +589,66 @@ def compare(results, baseline, *, name=None, overrides=()) -> Comparison:
 
 
 def compare_notebook(name, results, *, baselines=None, overrides=()) -> Comparison:
-    """:func:`compare` with the baseline ``baselines/NAME.json`` (default: :func:`baselines_dir`)."""
+    """:func:`compare` with the baseline ``baselines/NAME.json`` (default: :func:`baselines_dir`).
+
+    Parameters
+    ----------
+    name : str
+        The notebook, without ``.ipynb`` (e.g. ``"01-shapley-games"``).
+    results : dict
+        The results JSON of its run.
+    baselines : path, optional
+        The directory of the baselines (default :func:`baselines_dir`).
+    overrides : iterable of str
+        The parameters the caller set on purpose (see :func:`compare`).
+
+    Returns
+    -------
+    Comparison
+        As :func:`compare` returns it; "no baseline" when the file does not exist.
+
+    Raises
+    ------
+    ValueError
+        From :func:`load_baseline`, when the file is not a valid baseline.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kernelxai.workbench.notebook_baselines import compare_notebook
+    >>> with tempfile.TemporaryDirectory() as empty:
+    ...     result = compare_notebook("01-shapley-games", {"parameters": {}}, baselines=empty)
+    >>> result.status, result.cell()
+    ('no baseline', '⚠ none')
+    """
     directory = Path(baselines) if baselines is not None else baselines_dir()
     return compare(results, load_baseline(directory / f"{name}.json"), name=name, overrides=overrides)
 
 
 def annotate(results_path, comparison) -> None:
-    """Write ``comparison`` into the results JSON at ``results_path`` under ``compared``."""
+    """Write ``comparison`` into the results JSON at ``results_path`` under ``compared``.
+
+    The file is read, given (or has replaced) its top-level ``compared`` key, the value of
+    :meth:`Comparison.as_json`, and rewritten atomically with sorted keys.
+
+    Parameters
+    ----------
+    results_path : str or Path
+        An existing results JSON (written by :func:`kernelxai.save_results`).
+    comparison : Comparison
+        The comparison of that run with its baseline.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> from kernelxai.workbench.notebook_baselines import Comparison, annotate
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp) / "results.json"
+    ...     _ = path.write_text('{"taxi": [2.0, 5.0, 35.0]}')
+    ...     annotate(path, Comparison("demo", "default", "no baseline"))
+    ...     print(json.loads(path.read_text())["compared"]["status"])
+    no baseline
+    """
     path = Path(results_path)
     results = json.loads(path.read_text(encoding="utf-8"))
     results["compared"] = comparison.as_json()

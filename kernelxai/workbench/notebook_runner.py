@@ -27,7 +27,26 @@ _NEEDED = {"ipykernel": "runs the notebooks", "nbformat": "reads them", "mpmath"
 
 
 def check_requirements() -> None:
-    """Raise a RuntimeError naming the modules of the notebooks extra that are not installed."""
+    """Raise a RuntimeError naming the modules of the notebooks extra that are not installed.
+
+    The modules are ipykernel (runs the notebooks), nbformat (reads them) and mpmath (notebook
+    03's reference values); none is imported, only looked up.
+
+    Raises
+    ------
+    RuntimeError
+        When any is missing, naming each and the command that installs the extra.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_runner import check_requirements
+    >>> try:
+    ...     check_requirements()
+    ...     print("the notebooks can run")
+    ... except RuntimeError as error:
+    ...     print(str(error)[:53])
+    the notebooks can run
+    """
     missing = [m for m in _NEEDED if importlib.util.find_spec(m) is None]
     if missing:
         raise RuntimeError("python -m kernelxai.check needs the notebooks extra: pip install 'kernelxai[notebooks]' "
@@ -97,6 +116,24 @@ def run_check(*, smoke=False, only=None, output="kernelxai-check", timeout=1800,
         Before any notebook runs: a name in ``only`` that is not a notebook, or a
         notebook whose parameters cell lacks a parameter the check sets
         (:func:`.parameter_names.check_parameter_names`).
+    RuntimeError
+        When the notebooks extra is not installed (:func:`check_requirements`).
+    FileNotFoundError
+        When ``notebooks`` is not given and kernelxai has no notebooks
+        (:func:`.notebook_baselines.notebooks_dir`).
+
+    Examples
+    --------
+    Running the notebooks takes minutes; a name that is not a notebook is refused at once:
+
+    >>> import tempfile
+    >>> from kernelxai.workbench.notebook_runner import run_check
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     try:
+    ...         run_check(smoke=True, only=["01-shapley-gmaes"], output=tmp)
+    ...     except ValueError as error:
+    ...         print(error)
+    no such notebook(s): 01-shapley-gmaes; available: 00-index, 01-shapley-games, ...
     """
     echo = echo or (lambda *a, **k: None)
     check_requirements()

@@ -83,6 +83,21 @@ def notebook_parameters(notebook) -> list[str]:
     list of str
         :func:`parameter_names` of the first code cell tagged ``parameters``;
         empty when the notebook has none (it then accepts no parameters).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file does not exist.
+    ValueError
+        When the file is not JSON, or its parameters cell is not valid Python.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.notebook_baselines import notebooks_dir
+    >>> from kernelxai.workbench.parameter_names import notebook_parameters
+    >>> names = notebook_parameters(notebooks_dir() / "01-shapley-games.ipynb")
+    >>> {"smoke", "paper", "seed", "results_path"} <= set(names)
+    True
     """
     with open(notebook, encoding="utf-8") as fh:
         cells = json.load(fh).get("cells", [])
@@ -159,6 +174,28 @@ def names_set_after_the_parameters_cell(namespace) -> tuple[list[str], list[str]
     literal values (papermill's injected cell, or values typed into a cell of
     their own) are the caller's; the first other cell is taken as the parameters
     cell. None outside IPython, or when no such cell is found.
+
+    Parameters
+    ----------
+    namespace : dict
+        The notebook's ``globals()``; only its ``_ih`` entry is read.
+
+    Returns
+    -------
+    tuple of (list of str, list of str) or None
+        The names the caller's cells set, in the order they ran, and
+        :func:`parameter_names` of the parameters cell; None when ``_ih`` is absent or not
+        a list of strings, when a cell before the running one is not valid Python, or when
+        every earlier cell only assigns literals.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.parameter_names import names_set_after_the_parameters_cell
+    >>> history = ["", "seed = 0\\nn_permutations = default(100)", "n_perms = 10", "params = resolve(globals())"]
+    >>> names_set_after_the_parameters_cell({"_ih": history})
+    (['n_perms'], ['seed', 'n_permutations'])
+    >>> names_set_after_the_parameters_cell({}) is None
+    True
     """
     history = namespace.get("_ih")
     if not isinstance(history, list) or not all(isinstance(h, str) for h in history):

@@ -96,10 +96,27 @@ def atomic_write(path, mode="w", **open_kwargs) -> Iterator[IO[Any]]:
         :func:`os.replace` (atomic on POSIX and Windows). If the block raises,
         the temporary file is removed and ``path`` is left as it was.
 
+    Raises
+    ------
+    ValueError
+        When ``mode`` is not "w" or "wb", or ``path`` is empty.
+
     Examples
     --------
-    >>> with atomic_write("out.txt") as fh:   # doctest: +SKIP
-    ...     fh.write("all or nothing")
+    >>> import os, tempfile
+    >>> from kernelxai.reporting import atomic_write
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "out", "note.txt")
+    ...     with atomic_write(path) as fh:
+    ...         _ = fh.write("all or nothing")
+    ...     try:
+    ...         with atomic_write(path) as fh:
+    ...             _ = fh.write("half")
+    ...             raise RuntimeError("failed midway")
+    ...     except RuntimeError:
+    ...         pass
+    ...     print(open(path).read(), os.listdir(os.path.dirname(path)))
+    all or nothing ['note.txt']
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write: mode must be 'w' or 'wb'; got {mode!r}")
@@ -131,7 +148,35 @@ def atomic_write(path, mode="w", **open_kwargs) -> Iterator[IO[Any]]:
 # timing and JSON
 # --------------------------------------------------------------------------- #
 def timed(fn, repeat=1) -> tuple[Any, float]:
-    """Call ``fn()`` ``repeat`` times; return (its last result, the best wall time in seconds)."""
+    """Call ``fn()`` ``repeat`` times; return (its last result, the best wall time in seconds).
+
+    Parameters
+    ----------
+    fn : callable
+        Called with no arguments (wrap arguments in a lambda or :func:`functools.partial`).
+    repeat : int, default 1
+        How many times to call it; the fastest call is reported, which is the least
+        disturbed by other work on the machine.
+
+    Returns
+    -------
+    result : object
+        What the last call returned.
+    seconds : float
+        The shortest wall time of one call, from :func:`time.perf_counter`.
+
+    Raises
+    ------
+    ValueError
+        When ``repeat`` is less than 1.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> total, seconds = kx.reporting.timed(lambda: sum(range(1000)), repeat=3)
+    >>> total, seconds >= 0
+    (499500, True)
+    """
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     best, out = math.inf, None
@@ -147,6 +192,25 @@ def to_jsonable(obj) -> Any:
 
     Non-finite floats become the strings "nan", "inf" and "-inf" so that the
     JSON stays standard and a test can see them.
+
+    Parameters
+    ----------
+    obj : object
+        A value, or dicts, lists and tuples of values, nested to any depth.
+
+    Returns
+    -------
+    object
+        The same structure with dict keys made strings, tuples and arrays made lists, numpy
+        bools, integers and floats made Python ones. Other values (strings, None, anything
+        else) are returned as they are.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> kx.reporting.to_jsonable({"phi": np.arange(3), 1: (np.bool_(True), np.float64("inf"))})
+    {'phi': [0, 1, 2], '1': [True, 'inf']}
     """
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
@@ -184,6 +248,30 @@ def save_results(path, results, *, summary=None, parameters=None) -> dict[str, A
     parameters : dict, optional
         The parameters the run actually used, as returned by
         :func:`resolve_parameters`; stored under "parameters".
+
+    Returns
+    -------
+    dict
+        What was (or, for ``path=None``, would have been) written: ``results`` with
+        "summary" and "parameters" added, converted by :func:`to_jsonable`.
+
+    Raises
+    ------
+    TypeError
+        When ``results`` or ``parameters`` is not a dict, or a value cannot be written as
+        JSON.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "results", "demo.json")
+    ...     saved = kx.save_results(path, {"phi": np.array([0.5, -0.25])}, summary="two players",
+    ...                             parameters={"seed": 0})
+    ...     print(json.load(open(path)) == saved, saved["phi"])
+    True [0.5, -0.25]
     """
     if not isinstance(results, dict):
         raise TypeError(f"save_results: results must be a dict; got {type(results).__name__}")
@@ -279,6 +367,35 @@ class Default:
     kind : str or None
         "int", "float", "bool", "str", "int-list", "float-list", "str-list", or
         None when every default is None (anything is accepted).
+
+    Parameters
+    ----------
+    value, smoke, paper, minimum, maximum, choices, doc
+        As for :func:`default`, which is the way to make one.
+
+    Raises
+    ------
+    TypeError
+        When the defaults are of different kinds or of a kind not accepted, a bound is not a
+        real number, bounds are given for a default that is not numeric, or ``doc`` is not a
+        string.
+    ValueError
+        When ``minimum`` exceeds ``maximum``, ``choices`` or a list default is empty, or a
+        mode's default is not itself accepted.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> n_train = kx.reporting.default(600, smoke=200, minimum=10, doc="training rows")
+    >>> n_train
+    default(600, smoke=200, minimum=10, doc='training rows')
+    >>> n_train.for_mode(paper=True), n_train.accepted()
+    (600, 'an integer >= 10')
+    >>> try:
+    ...     kx.reporting.default(5, minimum=10)
+    ... except ValueError as error:
+    ...     print(error)
+    default: the value default 5 is not accepted: parameter <default> must be an integer >= 10; got 5
     """
 
     __slots__ = ("value", "smoke", "paper", "minimum", "maximum", "choices", "doc", "kind",
@@ -553,6 +670,24 @@ def resolve_parameters(namespace) -> dict[str, Any]:
         parameter the notebook does not have, with the accepted names and a
         close one (:func:`check_parameter_names`), e.g. ``unknown parameter
         'n_perms' (did you mean 'n_permutations'?); this notebook accepts: ...``.
+    TypeError
+        When ``namespace`` is not a dict.
+
+    Examples
+    --------
+    The second cell of a notebook, here with a dict for its ``globals()``:
+
+    >>> import kernelxai as kx
+    >>> namespace = {"smoke": True, "seed": 0, "results_path": None,
+    ...              "n_train": kx.reporting.default(600, smoke=200, minimum=10)}
+    >>> kx.reporting.resolve_parameters(namespace)
+    {'smoke': True, 'paper': False, 'seed': 0, 'results_path': None, 'n_train': 200}
+    >>> namespace["seed"] = -1  # as papermill's ``-p seed -1`` would set it
+    >>> try:
+    ...     kx.reporting.resolve_parameters(namespace)
+    ... except ValueError as error:
+    ...     print(error)
+    parameter seed must be a non-negative integer; got -1
     """
     if not isinstance(namespace, dict):
         raise TypeError(f"resolve_parameters: namespace must be a dict such as globals(); "

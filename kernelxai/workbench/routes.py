@@ -118,6 +118,18 @@ def route_table(seed=0) -> list[tuple[str, str, str, str]]:
         ``Explanation.meta["route"]`` (before its explanation after ":"),
         with "; needs background=" when the call asked for a background, or
         ``"refused: <first clause of the error's message>"``.
+
+    Examples
+    --------
+    The whole table fits about thirty models and explains each four times (a few seconds), so
+    the call itself is not run here:
+
+    >>> from kernelxai.workbench.routes import VALUES, route_table
+    >>> VALUES
+    ('interventional', 'observational', 'functional_baseline', 'marginal')
+    >>> rows = route_table(seed=0)  # doctest: +SKIP
+    >>> rows[0]  # doctest: +SKIP
+    ('kernelxai KernelRidge', 'product RBF', 'interventional', 'kernel expansion (exact mean embeddings)')
     """
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings(), config_context(progress=False):
@@ -141,7 +153,19 @@ def route_table_markdown(rows=None) -> str:
     Returns
     -------
     str
-        A markdown table (no trailing newline).
+        A markdown table (no trailing newline). Rows keep the order in which models first
+        appear; the columns are the values of :data:`VALUES` that any row has, and a cell is
+        empty where a model has no row for that value.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.routes import route_table_markdown
+    >>> rows = [("KernelRidge", "rbf", "interventional", "kernel expansion"),
+    ...         ("KernelRidge", "rbf", "marginal", "model calls (marginal)")]
+    >>> print(route_table_markdown(rows))
+    | model | kernel | `interventional` | `marginal` |
+    |---|---|---|---|
+    | KernelRidge | rbf | kernel expansion | model calls (marginal) |
     """
     rows = route_table() if rows is None else rows
     cells, order = {}, []
@@ -166,6 +190,16 @@ def converter_table_markdown() -> str:
     -------
     str
         A markdown table (no trailing newline), one row per converter in the dispatcher's order.
+        An output is marked "(model calls)" when the converter does not explain it exactly.
+
+    Examples
+    --------
+    >>> from kernelxai.workbench.routes import converter_table_markdown
+    >>> lines = converter_table_markdown().splitlines()
+    >>> lines[0]
+    '| converter | takes | outputs | route |'
+    >>> lines[2].startswith("| `kernelxai` |")
+    True
     """
     lines = ["| converter | takes | outputs | route |", "|---|---|---|---|"]
     for c in registered():
@@ -200,6 +234,26 @@ def update_readme(path, table=None) -> None:
         each.
     table : str, optional
         The markdown table; :func:`route_table_markdown` when not given.
+
+    Raises
+    ------
+    ValueError
+        When the file does not hold each route marker (or, if it has one of them, each
+        converter marker) exactly once; the file is then not changed.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from kernelxai.workbench.routes import END, START, update_readme
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     page = pathlib.Path(tmp) / "routes.md"
+    ...     _ = page.write_text(f"# Routes\\n{START}\\nold table\\n{END}\\n")
+    ...     update_readme(page, table="| model | route |")
+    ...     print(page.read_text())
+    # Routes
+    <!-- routes:start -->
+    | model | route |
+    <!-- routes:end -->
     """
     from pathlib import Path
 

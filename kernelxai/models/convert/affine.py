@@ -81,6 +81,21 @@ class AffineMap:
     scale, shift : float arrays (d_out,)
     n_in : int
         Number of input columns d_in (columns that are no output's source are dropped).
+
+    Raises
+    ------
+    ValueError
+        ``source``, ``scale`` and ``shift`` have different lengths.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.models.convert import AffineMap
+    >>> amap = AffineMap(source=[1, 0], scale=[2.0, 0.5], shift=[0.0, 1.0], n_in=3)   # drops column 2
+    >>> amap(np.array([[1.0, 2.0, 3.0]]))          # u = (2 x_1, 0.5 x_0 + 1)
+    array([[4. , 1.5]])
+    >>> amap.n_in, amap.n_out
+    (3, 2)
     """
 
     def __init__(self, source, scale, shift, n_in):
@@ -147,12 +162,31 @@ def affine_map(step, n_in=None) -> AffineMap:
     n_in : int, optional
         Number of input columns (needed for ``"passthrough"``/None only).
 
+    Returns
+    -------
+    AffineMap
+        u = map(x) as the step computes it (for a Pipeline of steps, their composition).
+
     Raises
     ------
     TypeError
         The step is not a per-feature affine map (the message says why).
     ValueError
         The step is not fitted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+    >>> from kernelxai.models.convert import affine_map
+    >>> X = np.array([[0.0, 10.0], [2.0, 30.0]])
+    >>> amap = affine_map(StandardScaler().fit(X))       # u = (x - mean) / std
+    >>> amap.scale, amap.shift
+    (array([1. , 0.1]), array([-1., -2.]))
+    >>> affine_map(PolynomialFeatures().fit(X))
+    Traceback (most recent call last):
+    ...
+    TypeError: PolynomialFeatures is not a per-feature affine map; folded exactly: StandardScaler, ...
     """
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
@@ -262,6 +296,21 @@ def fold_affine(expansion, amap, feature_names=None) -> KernelExpansion:
     TypeError
         The kernel does not absorb per-feature scales (see above), or a
         transformed column is used twice.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.models.convert import AffineMap, fold_affine
+    >>> g = kx.models.KernelExpansion(np.array([[0.0, 1.0], [2.0, 0.0]]), [1.0, -1.0], kx.kernels.RBF(1.0))
+    >>> amap = AffineMap([0, 1], scale=[2.0, 0.5], shift=[0.0, 1.0], n_in=2)
+    >>> h = fold_affine(g, amap)                    # h(x) = g(amap(x))
+    >>> h.kernel, h.X_train                          # lengthscales 1 / |scale|, points mapped back
+    (RBF(lengthscale=[0.5, 2.0]), array([[ 0.,  0.],
+           [ 1., -2.]]))
+    >>> X = np.random.default_rng(0).normal(size=(4, 2))
+    >>> bool(np.allclose(h.predict(X), g.predict(amap(X))))
+    True
     """
     kernel, U = expansion.kernel, expansion.X_train
     live = amap.scale != 0  # output columns that move with x

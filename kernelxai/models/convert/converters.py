@@ -89,6 +89,18 @@ class Example:
         The ``output=`` of the routes table's row (None: the default).
     in_table : bool
         Whether the model is a row of the routes table (docs/routes.md).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.svm import SVR
+    >>> from kernelxai.models.convert import Example
+    >>> ex = Example("SVR", "rbf", lambda X, t: SVR().fit(X, t["regression"]),
+    ...              calls={None: lambda m: m.predict})
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> model = ex.fit(X, {"regression": X[:, 0]})
+    >>> bool(np.allclose(ex.calls[None](model)(X[:3]), model.predict(X[:3]))), ex.route
+    (True, 'kernel expansion')
     """
 
     label: str
@@ -142,6 +154,21 @@ class Converter:
         needs one: the contract tests fail without it.
     priority : int
         Converters that take the same model are asked in increasing priority.
+
+    Examples
+    --------
+    A family's module declares one and passes it to :func:`register`; the
+    dispatcher then asks it :meth:`takes` for every model:
+
+    >>> import numpy as np
+    >>> from sklearn.svm import SVR
+    >>> from kernelxai.models.convert import Converter, registered
+    >>> svr = SVR().fit(np.random.default_rng(0).normal(size=(20, 2)), np.arange(20.0))
+    >>> svm = next(c for c in registered() if c.name == "sklearn_svm")
+    >>> svm.takes(svr), svm.default, svm.outputs
+    (True, 'decision', ('decision', 'log_odds', 'probability', 'ovo', 'prediction'))
+    >>> Converter("has_coef", predicate=lambda m: hasattr(m, "coef_")).takes(svr)   # rbf: no coef_
+    False
     """
 
     name: str
@@ -177,7 +204,38 @@ _REGISTRY: dict[str, Converter] = {}
 
 
 def register(converter: Converter) -> Converter:
-    """Add ``converter`` to the registry (a name registered twice is an error)."""
+    """Add ``converter`` to the registry (a name registered twice is an error).
+
+    Registering the same object again is allowed (a module imported twice).
+
+    Parameters
+    ----------
+    converter : Converter
+
+    Returns
+    -------
+    Converter
+        ``converter`` itself.
+
+    Raises
+    ------
+    TypeError
+        ``converter`` is not a :class:`Converter`.
+    ValueError
+        Another converter is registered under its name, or its ``default``
+        is not one of its ``outputs``.
+
+    Examples
+    --------
+    >>> from kernelxai.models.convert import Converter, register, registered
+    >>> first = registered()[0]
+    >>> register(first) is first              # the same object again: nothing changes
+    True
+    >>> register(Converter(first.name))       # a second converter of that name
+    Traceback (most recent call last):
+    ...
+    ValueError: a converter named 'kernelxai' is already registered
+    """
     if not isinstance(converter, Converter):
         raise TypeError(f"register takes a Converter; got {type(converter).__name__}")
     if converter.name in _REGISTRY and _REGISTRY[converter.name] is not converter:
@@ -190,7 +248,20 @@ def register(converter: Converter) -> Converter:
 
 
 def registered() -> list[Converter]:
-    """Every registered converter, in the order the dispatcher asks them."""
+    """Every registered converter, in the order the dispatcher asks them.
+
+    Increasing ``priority``; ties in the order of registration.
+
+    Returns
+    -------
+    list of Converter
+
+    Examples
+    --------
+    >>> from kernelxai.models.convert import registered
+    >>> [c.name for c in registered()]
+    ['kernelxai', 'kernelxai_logistic', 'sklearn_kernel_ridge', ...]
+    """
     order = list(_REGISTRY)
     return sorted(_REGISTRY.values(), key=lambda c: (c.priority, order.index(c.name)))
 

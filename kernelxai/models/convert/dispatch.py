@@ -62,6 +62,17 @@ def as_expansion(model: Any) -> KernelExpansion:
     (:func:`kernelxai.models.convert.converters.registered`); the first that
     takes the model (in priority order) converts it.
 
+    Parameters
+    ----------
+    model : object
+        A fitted model of a supported family (above), or a KernelExpansion.
+
+    Returns
+    -------
+    KernelExpansion
+        f(x) = sum_i alpha_i k(x, x_i) + b on the model's input columns, equal
+        to the model's prediction (decision function, logit) to rounding.
+
     Raises
     ------
     TypeError
@@ -118,6 +129,19 @@ def output_plan(model: Any, output: str | None = None) -> OutputPlan | None:
         message lists the ones it has).
     PrecomputedKernelError
         The model was fitted with ``kernel="precomputed"`` (see :func:`as_expansion`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.svm import SVC, SVR
+    >>> from kernelxai.models.convert import output_plan
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> svc = SVC().fit(X, np.digitize(X[:, 0], [-0.5, 0.5]))      # three classes
+    >>> plan = output_plan(svc, "ovo")
+    >>> plan.kind, plan.multi, [name for name, _ in plan.targets]
+    ('ovo', True, ['0 vs 1', '0 vs 2', '1 vs 2'])
+    >>> print(output_plan(SVR().fit(X, X[:, 0])))                   # one output: nothing to plan
+    None
     """
     refuse_precomputed(model)
     if output is not None and (not isinstance(output, str) or output not in OUTPUTS):
@@ -146,6 +170,38 @@ def expansion_of_pipeline(pipeline: Any) -> KernelExpansion:
 
     Kept from ``kernelxai.pipelines`` of kernelxai 0.1; the pipeline converters
     (scalers, Nystroem, random features) decide.
+
+    Parameters
+    ----------
+    pipeline : sklearn.pipeline.Pipeline
+        Fitted; per-feature affine preprocessing followed by a supported kernel
+        model, or a Nystroem step followed by a linear model.
+
+    Returns
+    -------
+    KernelExpansion
+        On the pipeline's input columns, in their units.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`as_expansion`: a step that does not convert (the message
+        says which), or a pipeline that is not fitted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn.svm import SVR
+    >>> from kernelxai.models.convert import expansion_of_pipeline
+    >>> X = np.random.default_rng(0).normal(size=(30, 2)) * [1.0, 100.0]
+    >>> pipe = make_pipeline(StandardScaler(), SVR(gamma=0.5)).fit(X, X[:, 0])
+    >>> f = expansion_of_pipeline(pipe)
+    >>> f.kernel                          # the scaling folded into the lengthscales
+    RBF(lengthscale=[0.9434, 80.3696])
+    >>> bool(np.allclose(f.predict(X[:5]), pipe.predict(X[:5])))
+    True
     """
     return as_expansion(pipeline)
 

@@ -98,6 +98,23 @@ class OutputPlan:
         model-call target (an object with ``predict``) per output.
     multi : bool
         Whether the result has an outputs axis (``output_names`` = the names).
+
+    Examples
+    --------
+    Plans come from :func:`~kernelxai.models.convert.output_plan`;
+    ``kx.explain(model, X, output=...)`` explains each target and
+    :meth:`finish` stacks the results:
+
+    >>> import numpy as np
+    >>> from sklearn.svm import SVC
+    >>> from kernelxai.models.convert import output_plan
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> plan = output_plan(SVC().fit(X, np.digitize(X[:, 0], [-0.5, 0.5])), "ovo")
+    >>> plan.kind, plan.multi, plan.through_model_calls
+    ('ovo', True, False)
+    >>> name, target = plan.targets[0]
+    >>> name, type(target).__name__
+    ('0 vs 1', 'KernelExpansion')
     """
 
     def __init__(self, kind, description, targets, multi):

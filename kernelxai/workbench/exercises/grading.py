@@ -30,7 +30,19 @@ _PACKAGE = __file__.rsplit("workbench", 1)[0]  # the kernelxai folder: its frame
 # public API
 # --------------------------------------------------------------------------- #
 class UnknownTaskError(ValueError):
-    """:func:`check` was given a task id that is not registered."""
+    """:func:`check` was given a task id that is not registered.
+
+    A :class:`ValueError`; its message suggests the closest ids and lists every task.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> try:
+    ...     kx.exercises.check("kernel-wieght", None)
+    ... except kx.exercises.UnknownTaskError as error:
+    ...     print(error)
+    no exercise task 'kernel-wieght'; did you mean 'kernel-weight'? Tasks: shapley-exact, ...
+    """
 
 
 @dataclass
@@ -48,6 +60,15 @@ class CheckResult:
         The full line printed (``✓ ...`` or ``✗ ...``).
     hint : str or None
         What is wrong, for a failed check.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> result = kx.exercises.check("kernel-weight", lambda d, s: 1.0, seed=0, quiet=True)
+    >>> result, bool(result)
+    (CheckResult(task='kernel-weight', passed=False), False)
+    >>> print(result.hint)
+    check the weight of the empty coalition (s = 0): it is not a finite number -- ...
     """
 
     task: str
@@ -82,23 +103,85 @@ def tasks(notebook=None) -> list[str]:
     ----------
     notebook : str, optional
         An exercise notebook's name, e.g. ``"01-games-and-axioms"``.
+
+    Returns
+    -------
+    list of str
+        The ids :func:`check` accepts; empty for a notebook with no tasks (or a name that is
+        not a notebook).
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> kx.exercises.tasks("01-games-and-axioms")
+    ['shapley-exact', 'taxi-shares', 'null-and-symmetric']
+    >>> "kernel-weight" in kx.exercises.tasks()
+    True
     """
     return [t.id for t in _TASKS.values() if notebook is None or t.notebook == notebook]
 
 
 def describe(task_id) -> str:
-    """One line: the task's title and the function it expects."""
+    """One line: the task's title and the function it expects.
+
+    Parameters
+    ----------
+    task_id : str
+        A registered task id (see :func:`tasks`).
+
+    Returns
+    -------
+    str
+        ``"<id>: <title>; expects a function <signature>"``.
+
+    Raises
+    ------
+    UnknownTaskError
+        When ``task_id`` is not registered.
+    TypeError
+        When ``task_id`` is not a string.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> print(kx.exercises.describe("kernel-weight"))
+    kernel-weight: the Shapley-kernel weight k(d, s) of a coalition of size s;
+    expects a function kernel_weight(d, s) -> float
+    """
     task = _lookup(task_id)
     return f"{task.id}: {task.title}; expects a function {task.signature}"
 
 
 def results() -> dict[str, bool]:
-    """``{task id: passed}`` for every task checked in this session (the last check counts)."""
+    """``{task id: passed}`` for every task checked in this session (the last check counts).
+
+    Returns
+    -------
+    dict
+        A copy, in the order the tasks were first checked since the last :func:`reset`.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> kx.exercises.reset()
+    >>> _ = kx.exercises.check("kernel-weight", None, quiet=True)
+    >>> kx.exercises.results()
+    {'kernel-weight': False}
+    """
     return dict(_LOG)
 
 
 def reset() -> None:
-    """Forget the outcomes recorded by :func:`results`."""
+    """Forget the outcomes recorded by :func:`results`.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> _ = kx.exercises.check("t-interval", None, quiet=True)
+    >>> kx.exercises.reset()
+    >>> kx.exercises.results()
+    {}
+    """
     _LOG.clear()
 
 
@@ -130,6 +213,17 @@ def check(task_id, answer, *, seed=None, quiet=False) -> CheckResult:
     TypeError
         ``answer`` is neither a function nor None (e.g. a number or the
         result of calling the function).
+
+    Examples
+    --------
+    >>> import math
+    >>> import kernelxai as kx
+    >>> def kernel_weight(d, s):
+    ...     return math.inf if s in (0, d) else (d - 1) / (math.comb(d, s) * s * (d - s))
+    >>> result = kx.exercises.check("kernel-weight", kernel_weight, seed=0)
+    ✓ kernel-weight: equal to kx.games.shapley_kernel_weights for d = ...
+    >>> bool(result)
+    True
     """
     task = _lookup(task_id)
     if answer is not None and not callable(answer):

@@ -4,8 +4,10 @@ Takes ``kernelxai.__all__``, each stage package's ``__all__`` and the ``__all__`
 modules that ``kernelxai.__all__`` names (``kx.background``, ``kx.product``, ...); a stage
 package without ``__all__`` (``explainers``, ``workbench``, ``datasets``) contributes its
 modules' ``__all__``. Hands on ``(title, module, names)`` sections to the documentation's
-API pages (``docs/_ext/kx_api.py``) and to the docstring tests (``tests/test_docstrings.py``),
-so that what is documented and what is checked are the same list.
+API pages (``kx_api.py``, next to this file) and to the docstring tests
+(``tests/test_docstrings.py``), so that what is documented and what is checked are the same
+list. It lives with the documentation's extensions, not in the package: it reads the whole
+public surface, which sits above every stage of the library.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import importlib
 import inspect
 import pkgutil
 import types
+
+import kernelxai
 
 #: the stage packages, lowest first (CONTRIBUTING.md's picture)
 STAGES = [
@@ -38,13 +42,11 @@ def api_sections() -> list[tuple[str, types.ModuleType, list[str]]]:
 
     Examples
     --------
-    >>> from kernelxai.workbench.api_names import api_sections
+    >>> from kx_names import api_sections
     >>> title, module, names = api_sections()[0]
     >>> title, "explain" in names
     ('kernelxai', True)
     """
-    import kernelxai
-
     top = [n for n in kernelxai.__all__ if not isinstance(getattr(kernelxai, n), types.ModuleType)]
     pages = [("kernelxai", kernelxai, top)]
     seen = {"kernelxai"}
@@ -80,7 +82,7 @@ def documented_objects() -> list[tuple[str, object]]:
 
     Examples
     --------
-    >>> from kernelxai.workbench.api_names import documented_objects
+    >>> from kx_names import documented_objects
     >>> names = [name for name, _ in documented_objects()]
     >>> "kernelxai.explain" in names, len(names) == len(set(names))
     (True, True)

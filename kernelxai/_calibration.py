@@ -1,0 +1,268 @@
+"""The rates of this machine, measured once per process, that turn counted work into seconds.
+
+Every cost estimate of kernelxai (the ``max_cost`` guard, the progress bar's "about 12 s",
+``meta["estimated_seconds"]``, :func:`kernelxai.estimate_cost`) counts the work of a call by
+kind (:class:`Work`) and prices each kind at its own rate:
+
+``flops``
+    elementwise operations: one arithmetic operation on one element of an array (the kernel
+    evaluations of a Gram block, the quadrature's passes, the sums of the estimators).
+    Priced at ``elementwise_per_second``, timed on the pass that dominates most routes: an
+    RBF Gram block built feature by feature (``(x_j - z_j)**2`` summed, scaled, ``exp``).
+``blas_flops``
+    dense linear algebra: matrix products, Cholesky factorisations and triangular solves.
+    Priced at ``blas_flops_per_second``, timed on a 256 x 256 matrix product and Cholesky
+    factorisation on one BLAS thread (one core's rate: steady on a shared machine; large
+    systems on several threads run faster, up to the number of cores).
+``steps``
+    Python-level steps (one block, one coalition of a loop in Python): what a step costs
+    beyond its arithmetic -- a few numpy calls on small arrays. Priced at ``step_seconds``.
+``model_seconds``
+    seconds of a black-box model's ``predict``, timed by the value function on a probe of the
+    user's own model (see :func:`time_model_calls`).
+
+:func:`calibrate` measures the three rates in well under 0.1 s the first time an estimate is
+priced, and caches them for the process. ``kx.config_context(flops_per_second=...)`` stays as
+an override: when set, every operation (elementwise and BLAS alike) is priced at that one rate,
+steps at nothing, and model calls by their probe -- the pricing of kernelxai before the rates
+were calibrated, useful to make estimates the same on every machine (the tests of the guard do).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._config import get_config
+from ._threads import single_threaded_blas
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["Work", "calibrate", "price", "time_model_calls"]
+
+_lock = threading.Lock()
+_rates: dict[str, float] | None = None
+
+#: the probes' sizes: an RBF Gram block (rows x columns x features), the BLAS matrices' order,
+#: and the number of small steps timed
+_GRAM_PROBE = (256, 256, 4)
+_BLAS_ORDER = 256
+_STEPS = 200
+
+
+def _best(fn: Callable[[], object], repeat: int) -> float:
+    best = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return max(best, 1e-9)
+
+
+def _measure() -> dict[str, float]:
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    a, b, d = _GRAM_PROBE
+    X, Z = rng.random((a, d)), rng.random((b, d))
+    acc, tmp = np.empty((a, b)), np.empty((a, b))
+
+    def gram():
+        acc.fill(0.0)
+        for j in range(d):
+            np.subtract.outer(X[:, j], Z[:, j], out=tmp)
+            np.multiply(tmp, tmp, out=tmp)
+            np.add(acc, tmp, out=acc)
+        np.multiply(acc, -0.5, out=acc)
+        np.exp(acc, out=acc)
+
+    gram()
+    elementwise = (3.0 * d + 2.0) * a * b / _best(gram, 3)
+
+    n = _BLAS_ORDER
+    A = rng.standard_normal((n, n))
+    S = A @ A.T + n * np.eye(n)
+    with single_threaded_blas():  # one core's rate: steady when other work shares the machine
+        blas = (2.0 * n**3 + n**3 / 3.0) / _best(lambda: (A @ A, np.linalg.cholesky(S)), 3)
+
+    small = rng.random(64)
+
+    def steps():
+        for _ in range(_STEPS):
+            np.add(small, small).sum()
+            np.flatnonzero(small > 0.5)
+
+    step = _best(steps, 3) / _STEPS
+    return {"elementwise_per_second": float(elementwise), "blas_flops_per_second": float(blas),
+            "step_seconds": float(step), "calibration_seconds": time.perf_counter() - start}
+
+
+def calibrate(refresh: bool = False) -> dict[str, float | None]:
+    """The rates this machine's cost estimates use, measured once per process.
+
+    Parameters
+    ----------
+    refresh : bool, default False
+        Measure again (for example after changing the number of BLAS threads, or when the
+        machine's load has changed).
+
+    Returns
+    -------
+    dict
+        ``elementwise_per_second`` (elementwise operations per second),
+        ``blas_flops_per_second`` (dense linear algebra), ``step_seconds`` (what one
+        Python-level step costs beyond its arithmetic), ``calibration_seconds`` (how long
+        measuring took) and ``flops_per_second``: the config's override (None unless set; when
+        set, every operation is priced at that one rate).
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> rates = kx.calibrate()
+    >>> rates["blas_flops_per_second"] > 0 and rates["elementwise_per_second"] > 0
+    True
+    >>> rates["calibration_seconds"] < 1.0
+    True
+    """
+    global _rates
+    with _lock:
+        if _rates is None or refresh:
+            _rates = _measure()
+        rates: dict[str, float | None] = dict(_rates)
+    rates["flops_per_second"] = get_config()["flops_per_second"]
+    return rates
+
+
+def price(flops: float = 0.0, blas_flops: float = 0.0, steps: float = 0.0,
+          model_seconds: float = 0.0) -> float:
+    """Estimated seconds of work counted by kind (see the module's docstring).
+
+    Parameters
+    ----------
+    flops : float
+        Elementwise operations.
+    blas_flops : float
+        Floating-point operations of dense linear algebra.
+    steps : float
+        Python-level steps.
+    model_seconds : float
+        Seconds of model calls, already timed.
+
+    Returns
+    -------
+    float
+        Seconds: each kind at its calibrated rate, or (when ``flops_per_second`` is set in the
+        config) all operations at that rate, steps free, plus the model calls.
+
+    Examples
+    --------
+    >>> from kernelxai._calibration import price
+    >>> import kernelxai as kx
+    >>> with kx.config_context(flops_per_second=1e9):
+    ...     price(flops=2e9, blas_flops=1e9, steps=100, model_seconds=0.5)
+    3.5
+    """
+    rates = calibrate()
+    override = rates["flops_per_second"]
+    if override:
+        return (float(flops) + float(blas_flops)) / override + float(model_seconds)
+    return (float(flops) / rates["elementwise_per_second"] + float(blas_flops) / rates["blas_flops_per_second"]
+            + float(steps) * rates["step_seconds"] + float(model_seconds))
+
+
+def time_model_calls(predict: Callable[[np.ndarray], object], rows: np.ndarray,
+                     small: int = 16, large: int = 1024) -> tuple[float, float]:
+    """Seconds per call and per row of ``predict``, from two timed calls on ``rows``.
+
+    The model is called once on ``small`` rows and once on ``large`` rows (after one warm-up
+    call), the best of two each; the line through the two times gives a fixed cost per call
+    and a cost per row. ``rows`` are repeated when fewer than ``large`` are given.
+
+    Parameters
+    ----------
+    predict : callable
+        ``predict(X) -> array``, the model's prediction on rows of the explained features.
+    rows : ndarray (k, d)
+        Rows in the model's input format (at least one).
+    small, large : int
+        The two probe sizes.
+
+    Returns
+    -------
+    (float, float)
+        Seconds per call (at least 0) and seconds per row (positive).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai._calibration import time_model_calls
+    >>> per_call, per_row = time_model_calls(lambda X: X.sum(axis=1), np.ones((4, 3)))
+    >>> per_call >= 0 and per_row > 0
+    True
+    """
+    rows = np.asarray(rows)
+    reps = max(1, math.ceil(large / max(1, len(rows))))
+    probe = np.concatenate([rows] * reps)[:large] if len(rows) < large else rows[:large]
+    few = probe[:small]
+    predict(few)
+    t_small = _best(lambda: predict(few), 2)
+    t_large = _best(lambda: predict(probe), 2)
+    per_row = max((t_large - t_small) / max(1, len(probe) - len(few)), 1e-9)
+    per_call = max(t_small - per_row * len(few), 0.0)
+    return per_call, per_row
+
+
+@dataclass
+class Work:
+    """Work of a computation by kind, to be priced by :func:`price` (see the module's docstring).
+
+    Parameters
+    ----------
+    flops : float
+        Elementwise operations.
+    blas_flops : float
+        Operations of dense linear algebra.
+    steps : float
+        Python-level steps.
+    model_seconds : float
+        Seconds of model calls, timed on a probe.
+
+    Examples
+    --------
+    >>> from kernelxai._calibration import Work
+    >>> w = Work(flops=10.0, steps=2.0) + Work(blas_flops=5.0)
+    >>> w.flops, w.blas_flops, w.steps
+    (10.0, 5.0, 2.0)
+    >>> (w * 3).blas_flops
+    15.0
+    """
+
+    flops: float = 0.0
+    blas_flops: float = 0.0
+    steps: float = 0.0
+    model_seconds: float = 0.0
+
+    @property
+    def ops(self) -> float:
+        """Every counted operation, elementwise and BLAS alike (for partitions and comparisons)."""
+        return float(self.flops) + float(self.blas_flops)
+
+    @property
+    def seconds(self) -> float:
+        """Estimated seconds (:func:`price`)."""
+        return price(self.flops, self.blas_flops, self.steps, self.model_seconds)
+
+    def __add__(self, other: Work) -> Work:
+        return Work(self.flops + other.flops, self.blas_flops + other.blas_flops, self.steps + other.steps,
+                    self.model_seconds + other.model_seconds)
+
+    def __mul__(self, factor: float) -> Work:
+        f = float(factor)
+        return Work(self.flops * f, self.blas_flops * f, self.steps * f, self.model_seconds * f)
+
+    __rmul__ = __mul__
