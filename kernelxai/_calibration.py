@@ -44,7 +44,7 @@ from ._threads import single_threaded_blas
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["Work", "calibrate", "price", "time_model_calls"]
+__all__ = ["Work", "arithmetic_passes", "calibrate", "price", "time_model_calls"]
 
 _lock = threading.Lock()
 _rates: dict[str, float] | None = None
@@ -53,6 +53,7 @@ _rates: dict[str, float] | None = None
 #: and the number of small steps timed
 _GRAM_PROBE = (256, 256, 4)
 _BLAS_ORDER = 256
+_PASS_LENGTH = 2**14
 _STEPS = 200
 
 
@@ -82,7 +83,17 @@ def _measure() -> dict[str, float]:
         np.exp(acc, out=acc)
 
     gram()
-    elementwise = (3.0 * d + 2.0) * a * b / _best(gram, 3)
+    elementwise = (3.0 * d + 2.0) * a * b / _best(gram, 5)
+
+    x, y, z = rng.random(_PASS_LENGTH), rng.random(_PASS_LENGTH), np.empty(_PASS_LENGTH)
+
+    def arithmetic():
+        for _ in range(8):
+            np.multiply(x, y, out=z)
+            np.add(z, x, out=z)
+
+    arithmetic()
+    passes = 16.0 * _PASS_LENGTH / _best(arithmetic, 5)
 
     n = _BLAS_ORDER
     A = rng.standard_normal((n, n))
@@ -97,8 +108,9 @@ def _measure() -> dict[str, float]:
             np.add(small, small).sum()
             np.flatnonzero(small > 0.5)
 
-    step = _best(steps, 3) / _STEPS
-    return {"elementwise_per_second": float(elementwise), "blas_flops_per_second": float(blas),
+    step = _best(steps, 5) / _STEPS
+    return {"elementwise_per_second": float(elementwise), "passes_per_second": float(passes),
+            "blas_flops_per_second": float(blas),
             "step_seconds": float(step), "calibration_seconds": time.perf_counter() - start}
 
 
@@ -115,7 +127,8 @@ def calibrate(refresh: bool = False) -> dict[str, float | None]:
     -------
     dict
         ``elementwise_per_second`` (elementwise operations per second),
-        ``blas_flops_per_second`` (dense linear algebra), ``step_seconds`` (what one
+        ``passes_per_second`` (numbers of plain arithmetic passes in the cache, see
+        :func:`arithmetic_passes`), ``blas_flops_per_second`` (dense linear algebra), ``step_seconds`` (what one
         Python-level step costs beyond its arithmetic), ``calibration_seconds`` (how long
         measuring took) and ``flops_per_second``: the config's override (None unless set; when
         set, every operation is priced at that one rate).
@@ -136,6 +149,41 @@ def calibrate(refresh: bool = False) -> dict[str, float | None]:
         rates: dict[str, float | None] = dict(_rates)
     rates["flops_per_second"] = get_config()["flops_per_second"]
     return rates
+
+
+def arithmetic_passes(numbers: float) -> float:
+    """Elementwise operations that cost what ``numbers`` numbers of plain arithmetic passes cost.
+
+    The quadrature routes' work is passes of multiplications, divisions and sums over blocks
+    that stay in the cache; they run faster than the kernel evaluations the elementwise rate
+    is timed on (``passes_per_second``, timed on multiply-add passes over 16,384 numbers), so
+    their count is converted into elementwise operations at the ratio of the two rates (one
+    to one when ``flops_per_second`` overrides the calibration).
+
+    Parameters
+    ----------
+    numbers : float
+        Numbers passed over (one pass over an array of k numbers counts k).
+
+    Returns
+    -------
+    float
+        Elementwise operations of the same estimated cost.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai._calibration import arithmetic_passes
+    >>> with kx.config_context(flops_per_second=1e9):
+    ...     arithmetic_passes(1e6)
+    1000000.0
+    >>> 0 < arithmetic_passes(1e6) <= 1e6 * 10
+    True
+    """
+    rates = calibrate()
+    if rates["flops_per_second"]:
+        return float(numbers)
+    return float(numbers) * rates["elementwise_per_second"] / rates["passes_per_second"]
 
 
 def price(flops: float = 0.0, blas_flops: float = 0.0, steps: float = 0.0,

@@ -20,9 +20,10 @@ import math
 
 import numpy as np
 
-from .._calibration import Work
+from .._calibration import Work, arithmetic_passes
 from ..games import ProductGame
 from .interaction_product import n_nodes
+from .interaction_sampled import sampling_plan
 from .registry import InvalidOptionError, NotApplicableError
 
 __all__ = ["METHODS", "METHOD_ALIASES", "AUTO_EXACT_PLAYERS", "MAX_EXACT_PLAYERS", "DEFAULT_BUDGET",
@@ -73,18 +74,29 @@ def interaction_cost(method, game, index, budget) -> tuple[Work, str]:
     """Estimated work of a route on ``game``, by kind, and a one-line account of it."""
     d, n = game.n_players, game.n_instances or 1
     if method == "exact":
-        return (game.evaluation_work(2**d) + Work(flops=2.0 * 2**d * (d * d + d) * n),
+        # the coefficients times the worths: one matrix product (BLAS)
+        return (game.evaluation_work(2**d) + Work(blas_flops=2.0 * 2**d * (d * d + d) * n),
                 f"2**{d} coalitions x {n} instance(s), all pairs")
     if method == "product":
         terms = game.n_terms()
         if terms is None:
             return Work(), "unknown number of terms"
         Q = n_nodes(d)
-        # the pairs are a matrix product (BLAS runs ~10x the configured numpy rate)
-        per_term = Q * d * (0.2 * d + 12.0) + (6.0 * d * math.ceil(d / 2) if index != "STII" else 0)
-        return Work(flops=float(terms) * n * per_term), f"{terms} term(s) x {n} instance(s), d = {d}, {Q} nodes"
-    return (game.evaluation_work(budget) + Work(flops=2.0 * budget * (d * d + d) * (n + 1)),
-            f"{budget} game evaluations x {n} instance(s), all pairs")
+        # per node and feature: ~30 passes over (terms, nodes, d) blocks too large for the cache,
+        # five of them reductions along the short feature axis (~60 elementwise operations, measured);
+        # the pairs as one matrix product (BLAS); the first-order values by the one-player
+        # quadrature's cached passes; forming the terms
+        first = 6.0 * d * math.ceil(d / 2) if index != "STII" else 0.0
+        work = game.term_work() + Work(flops=float(terms) * n * (60.0 * Q * d + arithmetic_passes(first)),
+                                       blas_flops=2.0 * float(terms) * n * Q * d * d)
+        return work, f"{terms} term(s) x {n} instance(s), d = {d}, {Q} nodes"
+    # the coalitions of the exact sizes in one call, the drawn rounds in another
+    _, _, n_exact, _ = sampling_plan(d, budget)
+    n_exact = min(n_exact, budget)
+    work = game.evaluation_work(n_exact) + Work(flops=2.0 * budget * (d * d + d) * (n + 1))
+    if budget > n_exact:
+        work = work + game.evaluation_work(budget - n_exact)
+    return work, f"{budget} game evaluations x {n} instance(s), all pairs"
 
 
 def cost_advice(method, game) -> list[str]:

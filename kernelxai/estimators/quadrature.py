@@ -26,31 +26,36 @@ pass by pass over the (d, terms) working arrays of
   node count's rho = (a - c)/(a + c) with its three sums (10 passes in all),
   and prod_l c_l (1): d (17 + 5 q).
 
-A pass costs 0.3-0.6 ns per number on one core of the development machine,
-so at the default ``flops_per_second`` of 1e9 the count is 2-3x above the
-route alone; forming the terms (kernel values, which the game computes and
-the count leaves out) takes some of that up. ``benchmarks/bench_cost_model.py``
-measured whole ``kx.explain`` calls of an RBF KernelRidge at d = 10, 80, 500
-(functional baseline and interventional): the estimate was 1.3-2x their CPU
-seconds (numba backend: 1.4-3.5x), never below; ceil(d/2) nodes had put it
-12-100x above at d = 80 and 500. A sum of product games (a SumKernel) is
-counted summand by summand, each with its own node count.
+A pass costs 0.3-0.6 ns per number on one core of the development machine: the
+passes are priced at the calibrated rate of plain arithmetic passes
+(:func:`kernelxai._calibration.arithmetic_passes`), and forming the terms (kernel
+values, which the game computes on the fly) is the game's
+:meth:`~kernelxai.games.ProductGame.term_work`, priced as kernel evaluations.
+``benchmarks/bench_cost_model.py`` prints the estimate against the measured time
+of every route; ``benchmarks/bench_product_nodes.py`` the node count the cost
+takes against the counts the quadrature uses (ceil(d/2) nodes had put the
+estimate 12-100x above the time at d = 80 and 500). A sum of product games (a
+SumKernel) is counted summand by summand, each with its own node count.
 """
 
 from __future__ import annotations
 
 import math
 
+from .._calibration import arithmetic_passes
 from ..games import ProductGame
 from .pkex_routes import DEFAULT_TOLERANCE
 from .product import product_shapley
+from .quadrature_kernel import WORK_ELEMENTS
 from .registry import Cost, Estimator, EstimatorResult, Option, register
-from .term_tasks import estimate_nodes_detail, summands
+from .term_tasks import estimate_nodes_detail, summands, task_terms
 
 __all__ = ["Quadrature", "Stable", "Newton"]
 
 #: float64 numbers one task of the quadrature holds (see kernelxai.product).
 _WORK = 2**17
+#: Python-level steps of one task of terms besides its passes (node count, blocks' set-up)
+TASK_STEPS = 40.0
 
 
 class _ProductRoute(Estimator):
@@ -75,9 +80,13 @@ class _ProductRoute(Estimator):
         if terms is None:
             return Cost(0.0, 0.0, 0, "unknown number of terms")
         per_term, note = self._work(game, d) if terms else (0.0, "")
-        flops = float(terms) * n * per_term
-        return Cost(flops, 8.0 * (_WORK + n * d), 0,
-                    f"{terms} term(s) x {n} instance(s), d = {d}" + note)
+        # the route's passes stay in the cache (see arithmetic_passes); forming the terms is the game's
+        passes = arithmetic_passes(float(terms) * n * per_term)
+        # per task of terms: the node count and the blocks' set-up, a few dozen numpy calls
+        tasks = -(-int(terms) * n // task_terms(d, self.route, WORK_ELEMENTS))
+        return Cost.of(game.term_work(), 8.0 * (_WORK + n * d), 0,
+                       f"{terms} term(s) x {n} instance(s), d = {d}" + note, flops=passes,
+                       steps=TASK_STEPS * tasks)
 
     def advice(self, game, options):
         return ["a smaller or summarised background (fewer terms per instance)",

@@ -107,8 +107,11 @@ def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``method``, ``flops``, ``seconds`` (at ``kx.get_config()["flops_per_second"]``),
-        ``memory`` (bytes), ``evaluations`` (game evaluations) and ``detail``.
+        ``method``; the work by kind: ``flops`` (elementwise operations), ``blas_flops``
+        (dense linear algebra), ``steps`` (Python-level steps), ``model_seconds`` (model
+        calls, timed on the model); ``seconds``, the work priced at this machine's rates
+        (:func:`kernelxai.calibrate`, or all operations at ``flops_per_second`` when that
+        is set); ``memory`` (bytes), ``evaluations`` (game evaluations) and ``detail``.
 
     Raises
     ------
@@ -134,7 +137,8 @@ def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
     options.pop("seed", None)
     est, _, resolved = resolve_method(game, method, options)
     cost = est.cost(game, resolved)
-    return {"method": est.name, "flops": cost.flops, "seconds": cost.seconds, "memory": cost.memory,
+    return {"method": est.name, "flops": cost.flops, "blas_flops": cost.blas_flops, "steps": cost.steps,
+            "model_seconds": cost.model_seconds, "seconds": cost.seconds, "memory": cost.memory,
             "evaluations": cost.evaluations, "detail": cost.detail}
 
 

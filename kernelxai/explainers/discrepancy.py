@@ -47,6 +47,7 @@ from ..estimators.registry import check_cost
 from ..estimators.shapley import shapley_values
 from ..explanation import Explanation
 from ..kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
+from ..kernels.product_kernels import FACTOR_OPS
 from ..values.kernel_statistics import BLOCK_ELEMENTS, HSICGame, MMDGame
 
 if TYPE_CHECKING:
@@ -137,10 +138,10 @@ def mmd_test_work(N, d, B) -> Work:
     --------
     >>> from kernelxai.explainers.discrepancy import mmd_test_work
     >>> work = mmd_test_work(200, 6, 100)
-    >>> work.flops > 0 and work.blas_flops == 2.0 * 200 * 200 * 101
+    >>> bool(work.flops > 0) and work.blas_flops == 2.0 * 200 * 200 * 101
     True
     """
-    return Work(flops=float(N) * N * (3 * d + 2), blas_flops=2.0 * N * N * (B + 1))
+    return Work(flops=float(N) * N * d * FACTOR_OPS, blas_flops=2.0 * N * N * (B + 1))
 
 
 def hsic_test_work(n, dx, dy, B) -> Work:
@@ -158,8 +159,8 @@ def hsic_test_work(n, dx, dy, B) -> Work:
     Returns
     -------
     kernelxai._calibration.Work
-        Both Gram matrices' kernel evaluations and, per permutation, one pass over the n x n
-        products (elementwise).
+        K's kernel evaluations (twice: its row means, then its centred rows) and, per
+        permutation, the permuted L's kernel evaluations and their product with K (elementwise).
 
     Examples
     --------
@@ -167,7 +168,7 @@ def hsic_test_work(n, dx, dy, B) -> Work:
     >>> hsic_test_work(100, 6, 1, 50).flops > 0
     True
     """
-    return Work(flops=3.0 * n * n * (B + 2) * (dx + dy + 2))
+    return Work(flops=float(n) * n * (FACTOR_OPS * (2 * dx + (B + 1) * dy) + 2.0 * (B + 1)))
 
 
 def _check_mmd_test(N, d, B):

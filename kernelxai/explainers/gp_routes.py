@@ -591,7 +591,8 @@ def route_cost(route, d, m, n_train, n_cells) -> Work:
     """
     if route == "product":
         q = max(1, math.ceil(d / 2))
-        return Work(flops=14.0 * m * m * q * q * d * d + 4.0 * m * n_train * q * d,
+        # the prior term's broadcasts over (rows, rows, nodes^2, d) blocks run out of the cache
+        return Work(flops=30.0 * m * m * q * q * d * d + 4.0 * m * n_train * q * d,
                     blas_flops=2.0 * n_train * n_train * d)
     pts = n_cells * m
     return Work(flops=3.0 * pts * pts * d + 2.0 * pts * n_train * d, blas_flops=2.0 * pts * n_train * n_train)

@@ -59,7 +59,8 @@ import numbers
 import numpy as np
 
 from .. import parallel
-from ..estimators.registry import check_cost
+from .._calibration import Work
+from ..estimators.registry import CALL_STEPS, check_cost
 from ..explanation import Explanation
 from .explain import explain
 from .gp_posterior import Z95, check_rows, efficiency_variance, fitted_gp, gp_background, one_vs_rest
@@ -235,10 +236,14 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     elif budget is not None:
         raise ValueError(f"budget applies to method='sampled' only; the {route_name!r} route is exact")
 
-    n_cells = {"exact": 2**d if d <= 30 else np.inf, "sampled": (n_perm or 3) * (d - 1) + 2,
+    # the sampled route's cells are the distinct coalitions its permutations pass (at most 2**d)
+    n_cells = {"exact": 2**d if d <= 30 else np.inf,
+               "sampled": min((n_perm or 3) * (d - 1) + 2, 2.0**d if d <= 60 else np.inf),
                "product": 0}[route_name]
     per = route_cost(route_name, d, m, post.n_train, n_cells)
-    work = per * (n * n if joint else n)
+    # plus the call's own steps (checks, the posterior, the Explanation) and each point's
+    # efficiency check (a small posterior covariance)
+    work = per * (n * n if joint else n) + Work(steps=CALL_STEPS + 60.0 * n)
     check_cost(work,
                f"the {route_name} GP-SHAP covariance ({n} points, d = {d}, m = {m} background rows, "
                f"{post.n_train} training points{', jointly' if joint else ''})",
@@ -256,7 +261,7 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
                                        shared=(gp, value, B, route_name, eta, budget, seed),
                                        desc=f"kx.explain_gp ({route_name})")
             backend, workers = parallel.execution(n_jobs, len(pieces))
-            estimated = sum(piece.meta.get("estimated_seconds", 0.0) for piece in pieces)
+            estimated = sum(piece.meta.get("estimated_seconds", 0.0) for piece in pieces) / workers
             return parallel.concat_results(pieces, {"estimated_seconds": estimated}, n_jobs=workers,
                                            rows_per_chunk=rows, backend=backend)
 

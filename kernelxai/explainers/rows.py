@@ -25,6 +25,7 @@ from ..parallel import (
     execution,
     hand_back,
     inside_chunk,
+    one_chunk,
     plan_rows,
     reduction_jobs,
     rng_state,
@@ -193,10 +194,14 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
                              "n_jobs=1, or a fixed budget (n_samples=...) instead of target_width")
         return serial()
     if rows_per_chunk is None:
+        if one_chunk(n, cost.ops, cost.memory):
+            return serial()  # what plan_rows would say, without estimating one row's cost
         probe = est.cost(value_function.game(take_rows(X, slice(0, 1))), resolved)
         rows_per_chunk = plan_rows(n, cost.ops, probe.ops, cost.memory, probe.memory)
     config = get_config()
-    over = config["max_cost"] is not None and cost.seconds > config["max_cost"]
+    # the chunks share the workers: the call takes about the work over the workers it runs on
+    seconds = cost.seconds / execution(n_jobs, -(-n // rows_per_chunk))[1]
+    over = config["max_cost"] is not None and seconds > config["max_cost"]
     if over or rows_per_chunk >= n:
         # the serial call: unchanged for rows that make one chunk, and above max_cost it
         # refuses (with its advice) before any work is done
@@ -210,14 +215,14 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
     progress = options.get("progress")
     if progress is None:
         progress = config["progress"] is True or (
-            config["progress"] == "auto" and cost.seconds > config["progress_after"])
+            config["progress"] == "auto" and seconds > config["progress_after"])
     chunk_config = dict(config, progress=False, max_cost=None)  # max_cost: checked above, once
-    with call_estimate(format_seconds(cost.seconds)):
+    with call_estimate(format_seconds(seconds)):
         out = run_rows(explain_chunk, X, shared=job, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk,
                        progress=bool(progress), desc=f"kx.explain ({est.name})", config=chunk_config)
     pieces = [piece for piece, _ in out]
     hand_back(seed, [state for _, state in out])
-    overrides = {"estimated_seconds": cost.seconds, **({"auto": why} if why is not None else {})}
+    overrides = {"estimated_seconds": seconds, **({"auto": why} if why is not None else {})}
     backend, workers = execution(n_jobs, len(pieces))
     return concat_results(pieces, overrides, n_jobs=workers, rows_per_chunk=rows_per_chunk,
                           backend=backend)
@@ -340,7 +345,7 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
         probe, _ = interaction_cost(resolved, value_function.game(take_rows(X, slice(0, 1))), index, budget)
         rows_per_chunk = plan_rows(n, work.flops + work.blas_flops, probe.flops + probe.blas_flops)
     config = get_config()
-    seconds = work.seconds
+    seconds = work.seconds / execution(n_jobs, -(-n // rows_per_chunk))[1]
     over = config["max_cost"] is not None and seconds > config["max_cost"]
     if over or rows_per_chunk >= n:
         with reduction_jobs(n_jobs):

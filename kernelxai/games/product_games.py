@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._calibration import Work
 from .._config import working_elements
 from .._validation import as_real_array
 from .game_types import Game, GroupedGame
@@ -157,6 +158,15 @@ class ProductGame(Game):
             return super().evaluation_flops(n_coalitions)
         return 2.0 * float(n_coalitions) * (self.n_instances or 1) * terms * self.n_players
 
+    def term_work(self) -> Work:
+        """The work of forming the terms :meth:`iter_terms` yields (kernel factors, copies), by kind.
+
+        Nothing for stored factor arrays; games that compute their terms on the fly (kernel
+        models' value functions, the MMD and HSIC games) count their kernel evaluations. The
+        product routes add it to their own work.
+        """
+        return Work()
+
     def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         """Yield ``(rows, w, a, c)`` blocks covering all terms of all instances.
 
@@ -262,6 +272,12 @@ class SumOfProductGames(ProductGame):
     def evaluation_flops(self, n_coalitions) -> float:
         return float(sum(g.evaluation_flops(n_coalitions) for g in self.games))
 
+    def term_work(self) -> Work:
+        total = Work()
+        for g in self.games:
+            total = total + g.term_work()
+        return total
+
     def cost_advice(self) -> list[str]:
         return self.games[0].cost_advice()
 
@@ -302,6 +318,9 @@ class GroupedProductGame(ProductGame):
 
     def evaluation_flops(self, n_coalitions) -> float:
         return self.game.evaluation_flops(n_coalitions)
+
+    def term_work(self) -> Work:
+        return self.game.term_work()
 
     def cost_advice(self) -> list[str]:
         return self.game.cost_advice()

@@ -39,8 +39,15 @@ from .lengthscales import check_lengthscale
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["BLOCK_SHARE", "gram_block_elements", "Kernel", "ProductKernel", "RBF", "Laplace", "Cauchy",
+__all__ = ["BLOCK_SHARE", "FACTOR_OPS", "gram_block_elements", "Kernel", "ProductKernel", "RBF", "Laplace", "Cauchy",
            "Categorical", "Product", "Constant", "ProductOf"]
+
+#: Elementwise operations (at :func:`kernelxai.calibrate`'s elementwise rate) that one number of
+#: a per-feature Gram block costs: the difference, the scaling, the profile (an exponential for
+#: RBF and Laplace) and the temporaries' memory traffic. Measured 11-31 on the development
+#: machine (``feature_grams`` and ``gram``, blocks of 40-443 x 100-443 rows, d = 1-10); the cost
+#: models of the routes that evaluate kernels count their kernel values with it.
+FACTOR_OPS = 16.0
 
 
 #: Share of ``kx.config_context(max_memory=...)`` one block of a Gram tensor may take.

@@ -93,6 +93,7 @@ from .chunking import (
     check_n_jobs,
     check_rows_per_chunk,
     effective_n_jobs,
+    one_chunk,
     plan_rows,
     row_chunks,
 )
@@ -102,7 +103,7 @@ from .runner import Shipped, execution, in_order, inside_chunk, n_rows, run_rows
 from .seeding import chunk_rng, hand_back, rng_state, shared_seed
 
 __all__ = ["run_rows", "row_chunks", "plan_rows", "check_n_jobs", "effective_n_jobs", "Shipped",
-           "merge_meta", "CHUNK_SECONDS", "MAX_REPEATED_SHARE", "reduce_rows", "reduction_jobs",
+           "merge_meta", "one_chunk", "CHUNK_SECONDS", "MAX_REPEATED_SHARE", "reduce_rows", "reduction_jobs",
            "part_rows", "PART_FLOPS", "MIN_PART_ROWS", "check_rows_per_chunk", "concat_results",
            "execution", "in_order", "inside_chunk", "n_rows", "take_rows", "shared_seed", "chunk_rng",
            "rng_state", "hand_back", "PER_ROW_META", "MAX_META"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._config import get_config
 
-__all__ = ["CHUNK_RATE", "CHUNK_SECONDS", "MAX_REPEATED_SHARE", "check_n_jobs", "check_rows_per_chunk",
+__all__ = ["CHUNK_RATE", "CHUNK_SECONDS", "MAX_REPEATED_SHARE", "one_chunk", "check_n_jobs", "check_rows_per_chunk",
            "effective_n_jobs", "row_chunks", "plan_rows"]
 
 #: seconds of work per chunk, at :data:`CHUNK_RATE` operations a second
@@ -167,6 +167,44 @@ def row_chunks(n_rows, rows_per_chunk) -> list[slice]:
     """
     step = max(1, int(rows_per_chunk))
     return [slice(start, min(n_rows, start + step)) for start in range(0, n_rows, step)]
+
+
+def one_chunk(n_rows, flops_all, bytes_all=0.0, chunk_seconds=CHUNK_SECONDS) -> bool:
+    """Whether :func:`plan_rows` would put all ``n_rows`` rows in one chunk whatever one row costs.
+
+    True when all the work fits one chunk's target (at :data:`CHUNK_RATE`, or the config's
+    ``flops_per_second``) with room for the rounding of the rows per chunk, and the peak memory
+    of all rows is at most half of ``max_memory``: then the cost of one row, which
+    :func:`plan_rows` needs otherwise, need not be estimated (for some games that estimate
+    reads their first terms, a fixed cost small calls would pay).
+
+    Parameters
+    ----------
+    n_rows : int
+    flops_all : float
+        Estimated operations of all rows.
+    bytes_all : float
+        Estimated peak memory of all rows.
+    chunk_seconds : float
+        As in :func:`plan_rows`.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from kernelxai.parallel.chunking import one_chunk
+    >>> one_chunk(100, flops_all=1e6), one_chunk(100, flops_all=1e12)
+    (True, False)
+    """
+    n_rows = int(n_rows)
+    if n_rows <= 1:
+        return True
+    config = get_config()
+    rate = config["flops_per_second"] or CHUNK_RATE
+    fits = float(flops_all) * n_rows / (n_rows - 1) <= chunk_seconds * rate
+    return bool(fits and float(bytes_all) <= config["max_memory"] / 2)
 
 
 def plan_rows(n_rows, flops_all, flops_one, bytes_all=0.0, bytes_one=0.0,

@@ -17,7 +17,9 @@ function of this package.
 
 from __future__ import annotations
 
+import math
 import numbers
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -157,37 +159,52 @@ def check_max_elements(max_elements) -> int:
     return int(max_elements)
 
 
+#: the probes' times of each model, by probe size (see :class:`ModelTiming`)
+_MODEL_TIMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 class ModelTiming:
-    """Seconds per call and per row of a model's ``predict``, timed once on a few of its own rows.
+    """Seconds per call and per row of a model's ``predict``, timed on a few of its own rows.
 
     The cost guard prices a value function's model calls with them
-    (:func:`kernelxai._calibration.time_model_calls`); the value function keeps one instance,
-    shared by the games it builds, so the model is timed once per value function.
+    (:func:`kernelxai._calibration.time_model_calls`). A model's time per row often grows with
+    the rows of one call (caches), so the probe's larger call has about as many rows as the
+    calls it prices (a power of two from 256 to 8192). Each size is timed once per model:
+    the times are kept with the model (weakly: they go when the model goes), so explaining the
+    same model again does not time it again.
 
     Parameters
     ----------
     predict : callable
         ``predict(X) -> (k,)``.
     rows : ndarray (k, d)
-        Valid inputs of ``predict`` (the background).
+        Valid inputs of ``predict`` (the background); repeated up to the probe's size.
+    model : object, optional
+        The model ``predict`` calls, under which the times are kept (default: ``predict``).
 
     Examples
     --------
     >>> import numpy as np
     >>> from kernelxai.values.agnostic import ModelTiming
     >>> timing = ModelTiming(lambda X: X.sum(axis=1), np.ones((5, 3)))
-    >>> per_call, per_row = timing()
-    >>> per_row > 0 and timing() == (per_call, per_row)  # timed once
+    >>> per_call, per_row = timing(rows_per_call=1000)
+    >>> per_row > 0 and timing(rows_per_call=1000) == (per_call, per_row)  # timed once
     True
     """
 
-    def __init__(self, predict, rows):
-        self.predict, self.rows, self._times = predict, rows, None
+    def __init__(self, predict, rows, model=None):
+        self.predict, self.rows = predict, np.asarray(rows)
+        owner = predict if model is None else model
+        try:
+            self._times = _MODEL_TIMES.setdefault(owner, {})
+        except TypeError:  # not weakly referable: kept for this value function only
+            self._times = {}
 
-    def __call__(self) -> tuple[float, float]:
-        if self._times is None:
-            self._times = time_model_calls(self.predict, np.asarray(self.rows)[:1024])
-        return self._times
+    def __call__(self, rows_per_call=256) -> tuple[float, float]:
+        size = int(min(8192, max(256, 2 ** math.ceil(math.log2(max(1.0, rows_per_call))))))
+        if size not in self._times:
+            self._times[size] = time_model_calls(self.predict, self.rows[:size], large=size)
+        return self._times[size]
 
     def seconds(self, calls, rows) -> float:
         """Seconds of ``calls`` calls predicting ``rows`` rows in all.
@@ -201,7 +218,7 @@ class ModelTiming:
         -------
         float
         """
-        per_call, per_row = self()
+        per_call, per_row = self(float(rows) / max(1.0, float(calls)))
         return float(calls) * per_call + float(rows) * per_row
 
 
@@ -324,7 +341,8 @@ class ModelCalls(ValueFunction):
     def model_timing(self) -> ModelTiming:
         """The model's :class:`ModelTiming` on this value function's sample, one for all its games."""
         if self._timing is None:
-            self._timing = ModelTiming(self.predict, getattr(self, "background", getattr(self, "data", None)))
+            self._timing = ModelTiming(self.predict, getattr(self, "background", getattr(self, "data", None)),
+                                       model=self.model)
         return self._timing
 
     def _data_mean(self):

@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._calibration import Work
 from .._config import working_elements
 from .._validation import check_positive_int, feature_names_of
 from ..games import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentGame
+from ..kernels.product_kernels import FACTOR_OPS
 from ..models import as_expansion
 from .base import ValueFunction, register
 from .interventional import SumOfKernelGames, split_sum_expansion
@@ -77,6 +79,10 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
 
     def n_terms(self) -> int:
         return len(self.model.X_train) + (2 if self.normalize else 1)
+
+    def term_work(self) -> Work:
+        """Kernel factors k(x_j, x_ij) of every point, training point and feature (elementwise)."""
+        return Work(flops=float(self.n_instances) * len(self.model.X_train) * self.n_players * FACTOR_OPS)
 
     def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         if max_elements is None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._calibration import Work, arithmetic_passes
 from .._config import working_elements
 from .._threads import single_threaded_blas
 from .._validation import feature_names_in
@@ -38,6 +39,7 @@ from ..games import (
 )
 from ..games.product_games import GroupedProductGame
 from ..kernels import Constant, Linear
+from ..kernels.product_kernels import FACTOR_OPS
 from ..models.convert import as_expansion
 from ..models.expansion import KernelExpansion
 from ..parallel import reduce_rows
@@ -421,6 +423,12 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         return _UnitInterventionalGame(self)
 
     # ---------------------------------------------------------- product route
+    def term_work(self) -> Work:
+        """Kernel factors of (point, training point) and (training point, background row) pairs,
+        and the copies that pair each point's factors with every background row."""
+        d, n, m, nx = self.n_players, len(self.expansion.X_train), len(self.background), self.n_instances
+        return Work(flops=float(nx * n + n * m) * d * FACTOR_OPS + arithmetic_passes(4.0 * nx * n * m * d))
+
     def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         """Terms (i, b): a = k(x, x_i) per feature, c = k(b, x_i) per feature, w = alpha_i / m.
 

@@ -40,7 +40,7 @@ import numpy as np
 from scipy import linalg as sla
 from scipy.linalg import lapack
 
-from .._calibration import Work
+from .._calibration import Work, arithmetic_passes
 from .._config import working_elements
 from .._linalg import cholesky_jitter
 from .._threads import single_threaded_blas
@@ -148,16 +148,24 @@ class ObservationalGame(Game, LinearInCoefficients):
         m, nx, n, d = len(self.background), self.n_instances, len(self.expansion.X_train), self.n_players
         c = float(n_coalitions)
         if self.landmarks is not None:
-            return Work(flops=self.evaluation_flops(n_coalitions), steps=8.0 * c)
+            # per coalition ~10 numpy and LAPACK calls on small matrices (eigendecomposition, solves)
+            return Work(flops=self.evaluation_flops(n_coalitions), steps=40.0 * c)
         product = self.form == "product"
-        blas = m**3 / 3.0 + 2.0 * m * m * nx + (2.0 * m * n * nx if product else 0.0)
+        blas = m**3 / 3.0
+        # the solves and products with the n_x points: BLAS-3 for many points; for a few they
+        # stream the m x m factor once per point, at about the rate of plain arithmetic passes
+        thin = 2.0 * m * m * nx + (2.0 * m * n * nx if product else 0.0)
+        if nx >= 16:
+            blas += thin
+            thin = 0.0
+        thin = arithmetic_passes(thin)
         walks = (m >= WALK_ROWS and LatticeGrams.supports(self.expansion.kernel)
                  and LatticeGrams.elements(m, m, d, True, d) <= self.max_elements)
         if walks:
-            elementwise = 2.0 * m * m + (m + (n if product else 0)) * nx * d + 2.0 * m * nx
+            elementwise = 2.0 * m * m + (m + (n if product else 0)) * nx * d + 2.0 * m * nx + thin
             steps = 16.0
         else:
-            elementwise = (m * m + m * nx + (n * m + n * nx if product else 0)) * d + m * m
+            elementwise = (m * m + m * nx + (n * m + n * nx if product else 0)) * d + m * m + thin
             steps = 8.0
         return Work(flops=c * elementwise, blas_flops=c * blas, steps=c * steps)
 
