@@ -156,7 +156,9 @@ def test_the_cost_model_partition_does_not_depend_on_n_jobs():
     with kx.config_context(flops_per_second=2e5, max_cost=None, progress=False):
         serial = kx.explain(MODEL, X, method="product")
         both = kx.explain(MODEL, X, method="product", n_jobs=2)
-        assert serial.meta["parallel"]["chunks"] > 2
+        # (at least two chunks: each chunk repeats the training x background kernel factors, which
+        # the planner counts, so it does not cut the ten rows finer)
+        assert serial.meta["parallel"]["chunks"] >= 2
         assert serial.meta["parallel"]["rows_per_chunk"] == both.meta["parallel"]["rows_per_chunk"]
         assert_identical(serial, both)
         # the config reaches the chunks: the estimate is the whole call's

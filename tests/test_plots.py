@@ -161,3 +161,14 @@ def test_plots_ask_to_pick_one_output():
         kx.plots.bar(expl, output="z")
     with pytest.raises(ValueError, match="single output"):
         kx.plots.bar(expl[..., "a"], output="a")
+
+
+def test_kde_refuses_a_bad_feature_before_opening_a_figure():
+    rng = np.random.default_rng(0)
+    e = kx.Explanation(rng.normal(size=(10, 3)), np.zeros(10), feature_names=["a", "b", "c"])
+    plt.close("all")
+    with pytest.raises(ValueError, match="unknown feature 'q'"):
+        kx.plots.kde(e, ["a", "q"])
+    with pytest.raises(ValueError, match="out of range"):
+        kx.plots.kde(e, [5])
+    assert plt.get_fignums() == []

@@ -203,8 +203,11 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
 
 
 def _game_stamp(game):
-    """What the node estimate of ``game`` depends on: its sizes and its attributes (by identity)."""
-    own = sorted((k, v) for k, v in vars(game).items() if k != _ESTIMATE_ATTRIBUTE) \
+    """What the node estimate of ``game`` depends on: its sizes and its attributes (by identity).
+
+    Attributes named ``_kx_...`` are caches (this estimate's, a game's computed terms), not inputs.
+    """
+    own = sorted((k, v) for k, v in vars(game).items() if not k.startswith("_kx_")) \
         if hasattr(game, "__dict__") else []
     names = (type(game), game.n_players, game.n_instances, game.n_terms(), tuple(k for k, _ in own))
     return names, tuple(v for _, v in own)

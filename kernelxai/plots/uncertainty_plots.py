@@ -52,7 +52,7 @@ def kde(expl, features=None, *, ax=None, title=None, label=None, output=None) ->
     TypeError
         When ``expl`` is neither a kernelxai nor a shap Explanation.
     ValueError
-        For one instance (1-D values), an unknown feature name, or an ``output``
+        For one instance (1-D values), an unknown feature name or position, or an ``output``
         missing, unknown or given for a single-output Explanation.
 
     Examples
@@ -72,10 +72,9 @@ def kde(expl, features=None, *, ax=None, title=None, label=None, output=None) ->
     expl = as_explanation(expl, output)
     if expl.values.ndim != 2:
         raise ValueError("kde needs many instances (2-D values)")
+    # checked before a figure opens: a bad name or position leaves nothing behind
+    picks = range(expl.values.shape[1]) if features is None else [feature_index(expl, f) for f in features]
     ax = new_axes(ax, (6, 4))
-    picks = range(expl.values.shape[1]) if features is None else [
-        expl.feature_names.index(f) if isinstance(f, str) else int(f) for f in features
-    ]
     for j in picks:
         column = expl.values[:, j]
         name = expl.feature_names[j] if label is None else f"{label}: {expl.feature_names[j]}"

@@ -32,7 +32,7 @@ from .._calibration import Work
 from .._config import working_elements
 from .._validation import check_positive_int, feature_names_of
 from ..games import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentGame
-from ..kernels.product_kernels import FACTOR_OPS
+from ..kernels.product_kernels import FACTOR_OPS, gram_block_elements
 from ..models import as_expansion
 from .base import ValueFunction, register
 from .interventional import SumOfKernelGames, split_sum_expansion
@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 
 __all__ = ["FunctionalBaseline", "FunctionalBaselineGame"]
 
+
+#: Numbers of per-feature kernel factors a functional-baseline game keeps once computed
+#: (4 MiB): small games' terms are read twice, by the node-count probe and by the route.
+SMALL_TERMS = 2**19
 
 class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames):
     """The game v_x(S) = alpha^T k_S(X_S, x_S) + b of PKeX Def. 1, for many x at once.
@@ -66,6 +70,7 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
         self.model = model
         self.X = X
         self.normalize = bool(normalize)
+        self._kx_term_cache = None
 
     def _extra_terms(self):
         """The intercept (a = c = 1) and, when normalised, -sum(alpha) on the empty coalition."""
@@ -88,9 +93,20 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
         if max_elements is None:
             max_elements = working_elements(8)
         alpha = self.model.alpha[None, :]
-        for rows, G in self.model.kernel.iter_feature_grams(self.X, self.model.X_train,
-                                                            max_elements=max_elements):
-            yield rows, alpha, G, np.broadcast_to(1.0, G.shape)
+        numbers = self.n_instances * len(self.model.X_train) * self.n_players
+        if numbers <= min(SMALL_TERMS, gram_block_elements(max_elements)):
+            # one block (as iter_feature_grams would yield it), computed once: the product
+            # route's node-count probe reads these terms before the route sums them
+            if self._kx_term_cache is None:
+                G = self.model.kernel.feature_grams(self.X, self.model.X_train)
+                G.flags.writeable = False
+                self._kx_term_cache = G
+            G = self._kx_term_cache
+            yield slice(0, self.n_instances), alpha, G, np.broadcast_to(1.0, G.shape)
+        else:
+            for rows, G in self.model.kernel.iter_feature_grams(self.X, self.model.X_train,
+                                                                max_elements=max_elements):
+                yield rows, alpha, G, np.broadcast_to(1.0, G.shape)
         w, a = self._extra_terms()
         yield slice(0, self.n_instances), w, a, np.ones_like(a)
 

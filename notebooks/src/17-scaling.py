@@ -188,8 +188,10 @@ size_table[["landmarks", "fit_seconds", "explain_seconds_per_point", "points_per
 # expansion's terms; for a kernel ridge regression, its training rows) at `grid_fixed_d`
 # features. Each cell explains `grid_points` points against `grid_background` rows. Next to
 # each measurement is the prediction of the cost model behind `method="auto"`, the progress
-# bar and `max_cost` (`kx.estimate_cost`: floating-point operations at
-# `kx.get_config()["flops_per_second"]`, an assumed rate, not a measured one).
+# bar and `max_cost` (`kx.estimate_cost`: the route's work counted by kind and priced at the
+# rates `kx.calibrate()` measured on this machine when the notebook started). The operations
+# it counts are printed too, counted one to one (`flops_per_second` set): they depend on the
+# sizes and the data only, not on the machine.
 #
 # The timings are wall-clock times of `kx.explain` as a user calls it (on this machine the
 # product route may use both cores for its term blocks).
@@ -200,12 +202,15 @@ def time_cell(dims, landmarks, rng):
     f = kx.models.as_expansion(nystroem_model(dims, landmarks).fit(X, y))
     B = kx.background.subsample(X, grid_background, seed=seed)
     Xe = make_data(grid_points, dims, rng)[0]
-    predicted = kx.estimate_cost(kx.values.Interventional(f, B).game(Xe), "product")
+    game = kx.values.Interventional(f, B).game(Xe)
+    predicted = kx.estimate_cost(game, "product")
+    with kx.config_context(flops_per_second=1e9):  # the operations counted one to one (machine-free)
+        counted = kx.estimate_cost(game, "product")
     with kx.config_context(progress=False):
         _, seconds = timed(lambda: kx.explain(f, Xe, background=B, method="product"), repeat=repeat)
     return {"d": dims, "n": len(f.X_train), "background": len(B), "points": len(Xe),
             "seconds_per_point": seconds / len(Xe), "predicted_seconds_per_point": predicted["seconds"] / len(Xe),
-            "predicted_flops_per_point": predicted["flops"] / len(Xe)}
+            "predicted_flops_per_point": counted["flops"] / len(Xe)}
 
 
 def slope(x, y):
@@ -258,12 +263,12 @@ plt.tight_layout()
 # factors): the work grows about linearly in $d$ here. The cost model counts the passes the
 # route makes with the node count it would choose for the game's first terms
 # (`kx.product.estimate_nodes`), so it too grows about linearly in $d$ (the slopes are
-# printed above), a small factor above the wall-clock measurement (the route runs its term
-# blocks on both cores; the model counts one). Terms further on may need more nodes (up to
-# $\lceil d/2\rceil$) or fewer than the first ones. Less smooth kernels (short lengthscales,
-# kernel values spread over $[0, 1]$) need more nodes, in the route and in the prediction
-# alike. A constant factor between the two is the assumed `flops_per_second`, which
-# `kx.config_context(flops_per_second=...)` sets for a machine.
+# printed above), within a small factor of the wall-clock measurement (the route runs its
+# term blocks on both cores; the model counts one). Terms further on may need more nodes (up
+# to $\lceil d/2\rceil$) or fewer than the first ones. Less smooth kernels (short
+# lengthscales, kernel values spread over $[0, 1]$) need more nodes, in the route and in the
+# prediction alike. The rates are this machine's (`kx.calibrate()`);
+# `kx.config_context(flops_per_second=...)` overrides them with one rate for every operation.
 #
 # ## 3. One worker or two
 #
