@@ -48,7 +48,7 @@ from .pkex_routes import DEFAULT_TOLERANCE
 from .product import product_shapley
 from .quadrature_kernel import WORK_ELEMENTS
 from .registry import Cost, Estimator, EstimatorResult, Option, register
-from .term_tasks import estimate_nodes_detail, summands, task_terms
+from .term_tasks import PROBE_TERMS, estimate_nodes_detail, summands, task_terms
 
 __all__ = ["Quadrature", "Stable", "Newton"]
 
@@ -84,7 +84,11 @@ class _ProductRoute(Estimator):
         passes = arithmetic_passes(float(terms) * n * per_term)
         # per task of terms: the node count and the blocks' set-up, a few dozen numpy calls
         tasks = -(-int(terms) * n // task_terms(d, self.route, WORK_ELEMENTS))
-        return Cost.of(game.term_work(), 8.0 * (_WORK + n * d), 0,
+        formed = game.term_work()
+        if self.route == "quadrature" and terms:
+            # the node-count probe forms the first terms too (up to PROBE_TERMS of them)
+            formed = formed + formed * min(1.0, PROBE_TERMS / float(terms))
+        return Cost.of(formed, 8.0 * (_WORK + n * d), 0,
                        f"{terms} term(s) x {n} instance(s), d = {d}" + note, flops=passes,
                        steps=TASK_STEPS * tasks)
 

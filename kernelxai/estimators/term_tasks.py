@@ -19,7 +19,7 @@ from ..games import ProductGame, SumOfProductGames
 from .gauss_legendre import node_count
 from .quadrature_kernel import WORK_ELEMENTS, Workspace, transposed
 
-__all__ = ["iter_tasks", "task_terms", "estimate_nodes", "estimate_nodes_detail", "summands"]
+__all__ = ["iter_tasks", "task_terms", "estimate_nodes", "estimate_nodes_detail", "summands", "PROBE_TERMS"]
 
 
 def _is_one(c):
@@ -79,7 +79,7 @@ def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
 
 
 #: Terms the node-count probe looks at (at most), and the numbers (terms x d) it may hold.
-_PROBE_TERMS = 4096
+PROBE_TERMS = 4096
 _PROBE_ELEMENTS = 2**19
 
 #: Where a game keeps its node estimates (see :func:`estimate_nodes`).
@@ -184,7 +184,7 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
     d = game.n_players
     full = max(1, math.ceil(d / 2))
     if max_terms is None:
-        max_terms = max(1, min(_PROBE_TERMS, _PROBE_ELEMENTS // max(1, d)))
+        max_terms = max(1, min(PROBE_TERMS, _PROBE_ELEMENTS // max(1, d)))
     max_terms = check_positive_int(max_terms, "max_terms")
     work_elements = check_positive_int(work_elements, "work_elements")
     key = (max_terms, work_elements)

@@ -141,7 +141,7 @@ def mmd_test_work(N, d, B) -> Work:
     >>> bool(work.flops > 0) and work.blas_flops == 2.0 * 200 * 200 * 101
     True
     """
-    return Work(flops=float(N) * N * d * FACTOR_OPS, blas_flops=2.0 * N * N * (B + 1))
+    return Work(flops=float(N) * N * d * FACTOR_OPS, blas_flops=2.0 * N * N * (B + 1), steps=100.0 + 2.0 * B)
 
 
 def hsic_test_work(n, dx, dy, B) -> Work:
@@ -168,7 +168,9 @@ def hsic_test_work(n, dx, dy, B) -> Work:
     >>> hsic_test_work(100, 6, 1, 50).flops > 0
     True
     """
-    return Work(flops=float(n) * n * (FACTOR_OPS * (2 * dx + (B + 1) * dy) + 2.0 * (B + 1)))
+    # per permutation and block of rows: a permuted Gram block and its product (~15 numpy calls)
+    return Work(flops=float(n) * n * (FACTOR_OPS * (2 * dx + (B + 1) * dy) + 2.0 * (B + 1)),
+                steps=200.0 + 15.0 * (B + 1))
 
 
 def _check_mmd_test(N, d, B):

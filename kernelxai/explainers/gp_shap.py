@@ -243,7 +243,7 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     per = route_cost(route_name, d, m, post.n_train, n_cells)
     # plus the call's own steps (checks, the posterior, the Explanation) and each point's
     # efficiency check (a small posterior covariance)
-    work = per * (n * n if joint else n) + Work(steps=CALL_STEPS + 60.0 * n)
+    work = per * (n * n if joint else n) + Work(steps=CALL_STEPS + 150.0 * n)
     check_cost(work,
                f"the {route_name} GP-SHAP covariance ({n} points, d = {d}, m = {m} background rows, "
                f"{post.n_train} training points{', jointly' if joint else ''})",

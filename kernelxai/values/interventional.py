@@ -291,6 +291,11 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
             return min(direct, float(m + 2 * nx) * n * 2**d + 2.0**d * d * (m + nx))
         return direct
 
+    def evaluation_work(self, n_coalitions) -> Work:
+        """:meth:`evaluation_flops` as elementwise work, and the mean embeddings' set-up: the
+        background's reduction runs in parts on the workers (a pool of threads per call)."""
+        return Work(flops=self.evaluation_flops(n_coalitions), steps=400.0)
+
     def cost_advice(self) -> list[str]:
         return [f"a smaller or summarised background (background=..., now {len(self.background)} rows)",
                 f"fewer explained points per call (now {self.n_instances})"]
