@@ -292,11 +292,11 @@ def nodes_needed(s1, s2, d, s0=None) -> int:
     Parameters
     ----------
     s1, s2 : float
-        Upper bounds of sum_l |rho_l| and sum_l rho_l^2.
+        Upper bounds of ``sum_l |rho_l|`` and ``sum_l rho_l^2``.
     d : int
         Number of players.
     s0 : float, optional
-        Upper bound of |sum_l rho_l|; sharper when a - c changes sign.
+        Upper bound of ``|sum_l rho_l|``; sharper when a - c changes sign.
 
     Returns
     -------
