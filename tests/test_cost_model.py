@@ -251,13 +251,13 @@ def _bench():
 def test_every_route_is_estimated_within_2x_at_small_sizes():
     # each route's estimate (meta["estimated_seconds"], priced at the rates calibrated in this
     # process) against its best time of 5 calls; a route outside [0.5, 2] is measured again with
-    # a fresh calibration, up to twice, since a shared machine's load can fall on one side only
+    # a fresh calibration, up to three times, since a shared machine's load can fall on one side only
     bench = _bench()
     kx.calibrate(refresh=True)
     rows = bench.measure("small", repeat=5, echo=None)
     assert len(rows) == len(bench.cases("small")) >= 20
     outside = [r for r in rows if not 0.5 <= r["ratio"] <= 2.0]
-    for _ in range(2):
+    for _ in range(3):
         if not outside:
             break
         kx.calibrate(refresh=True)

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._calibration import Work, price
+from .._calibration import Work
 from .._config import get_config
 from ..games import Game
 
@@ -260,7 +260,7 @@ class Cost:
     @property
     def ops(self) -> float:
         """Every counted operation, elementwise and BLAS alike (what partitions and comparisons use)."""
-        return float(self.flops) + float(self.blas_flops)
+        return self.work.ops
 
     @property
     def work(self) -> Work:
@@ -270,7 +270,7 @@ class Cost:
     @property
     def seconds(self) -> float:
         """Estimated seconds: each kind at this machine's rate (:func:`kernelxai.calibrate`)."""
-        return price(self.flops, self.blas_flops, self.steps, self.model_seconds)
+        return self.work.seconds
 
     def __add__(self, other):
         ev = None if self.evaluations is None and other.evaluations is None else \

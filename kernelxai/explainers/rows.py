@@ -343,7 +343,7 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
     work, _ = interaction_cost(resolved, game, index, budget)
     if rows_per_chunk is None:
         probe, _ = interaction_cost(resolved, value_function.game(take_rows(X, slice(0, 1))), index, budget)
-        rows_per_chunk = plan_rows(n, work.flops + work.blas_flops, probe.flops + probe.blas_flops)
+        rows_per_chunk = plan_rows(n, work.ops, probe.ops)
     config = get_config()
     seconds = work.seconds / execution(n_jobs, -(-n // rows_per_chunk))[1]
     over = config["max_cost"] is not None and seconds > config["max_cost"]
