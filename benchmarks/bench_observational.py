@@ -63,6 +63,8 @@ def _cholesky(K, repeat):
     """Median seconds of one in-place potrf and of one np.linalg.cholesky of K, in the route's thread setting."""
     work = np.empty_like(K)
     potrf, numpy_chol = [], []
+    # the two kinds are timed in separate loops: NumPy and SciPy bundle separate OpenBLAS
+    # libraries, and alternating between their thread pools slows both (the idle pool spins)
     with obs.small_blas(len(K)):
         for _ in range(repeat):
             np.copyto(work, K)
@@ -70,6 +72,7 @@ def _cholesky(K, repeat):
             _, info = lapack.dpotrf(work.T, lower=0, overwrite_a=1, clean=0)
             potrf.append(time.perf_counter() - t0)
             assert info == 0
+        for _ in range(repeat):
             t0 = time.perf_counter()
             np.linalg.cholesky(K)
             numpy_chol.append(time.perf_counter() - t0)

@@ -21,6 +21,7 @@ them again only when the number of imported modules changes
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,7 @@ import threadpoolctl
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["single_threaded_blas"]
+__all__ = ["blas_threads", "single_threaded_blas"]
 
 _lock = threading.Lock()
 _active = {"depth": 0, "limiter": None}
@@ -107,3 +108,28 @@ def single_threaded_blas(enabled=True) -> Iterator[None]:
                 limiter, _active["limiter"] = _active["limiter"], None
                 limiter.restore_original_limits()
                 _release_control()
+
+
+def blas_threads() -> int:
+    """Threads the BLAS libraries would use now: the fewest over the loaded ones, at most the usable cores.
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> from kernelxai._threads import blas_threads, single_threaded_blas
+    >>> blas_threads() >= 1
+    True
+    >>> with single_threaded_blas():
+    ...     blas_threads()
+    1
+    """
+    cached = getattr(threadpoolctl, "get_cached_controller", None)
+    info = cached().info() if cached is not None else threadpoolctl.threadpool_info()
+    counts = [int(lib.get("num_threads") or 1) for lib in info if lib.get("user_api") == "blas"]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(counts + [cores]) if counts else 1)
+

@@ -225,7 +225,12 @@ class _Stationary(ProductKernel):
 
     def _block(self, A, B, feats):
         diff = A[:, None, feats] - B[None, :, feats]
-        return self._profile(diff / self._scales(feats))
+        diff /= self._scales(feats)
+        return self._profile_inplace(diff)
+
+    def _profile_inplace(self, r) -> np.ndarray:
+        """:meth:`_profile` allowed to overwrite ``r`` (a fresh float array); subclasses save passes."""
+        return self._profile(r)
 
     def restrict(self, features) -> Self:
         feats = [int(j) for j in features]
@@ -276,6 +281,11 @@ class RBF(_Stationary):
     @staticmethod
     def _profile(r) -> np.ndarray:
         return np.exp(-0.5 * r * r)
+
+    def _profile_inplace(self, r) -> np.ndarray:
+        np.multiply(r, r, out=r)
+        r *= -0.5
+        return np.exp(r, out=r)
 
     def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """K_S(A, B) = exp(-||a_S - b_S||^2_l / 2) with the squared distances from one matrix product.

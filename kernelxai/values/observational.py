@@ -40,7 +40,7 @@ import numpy as np
 from scipy import linalg as sla
 from scipy.linalg import lapack
 
-from .._calibration import Work, arithmetic_passes
+from .._calibration import Work, arithmetic_passes, threaded_blas
 from .._config import working_elements
 from .._linalg import cholesky_jitter
 from .._threads import single_threaded_blas
@@ -159,6 +159,8 @@ class ObservationalGame(Game, LinearInCoefficients):
             blas += thin
             thin = 0.0
         thin = arithmetic_passes(thin)
+        if m >= SMALL_SYSTEM:   # systems this large run on every BLAS thread (small_blas)
+            blas = threaded_blas(blas)
         walks = (m >= WALK_ROWS and LatticeGrams.supports(self.expansion.kernel)
                  and LatticeGrams.elements(m, m, d, True, d) <= self.max_elements)
         if walks:
@@ -373,7 +375,10 @@ class ObservationalGame(Game, LinearInCoefficients):
         cache = LatticeGrams.elements(m, m, d, True, depth)
         if product and not same:
             cache += LatticeGrams.elements(m, n, d, False, depth)
-        per_point = len(Z) * m + (m + n) * d
+        # per point: the gamma_S or u_S waiting for their partner, K_S(B, x) and K_S(X_train, x) of
+        # every coalition (formed before the walk, so that no NumPy BLAS call alternates with
+        # SciPy's factorisations: see LatticeGrams.matmul) and the per-feature terms
+        per_point = len(Z) * (2 * m + (n if product else 0)) + (m + n) * d
         if cache > self.max_elements or per_point > self.max_elements:
             return None
         step = max(1, self.max_elements // per_point)
@@ -412,14 +417,12 @@ class ObservationalGame(Game, LinearInCoefficients):
         kernel, m = exp.kernel, len(B)
         full = (1 << self.n_players) - 1
         where = {int(key): k for k, key in enumerate(keys)}
-        BX, TX = CoalitionGrams(kernel, B, X), CoalitionGrams(kernel, exp.X_train, X)
+        masks = (keys[:, None] >> np.arange(self.n_players) & 1).astype(bool)
+        BX, TX = CoalitionGrams(kernel, B, X)(masks), CoalitionGrams(kernel, exp.X_train, X)(masks)
         work = np.empty((m, m))
         rect = None if BT is None else np.empty(BT.shape)
         waiting_gamma, waiting_u = {}, {}
         out = np.empty((len(keys), len(X)))
-
-        def mask_of(key):
-            return (key >> np.arange(self.n_players) & 1).astype(bool)
 
         def pair(k, gamma, u):
             out[k] = np.einsum("bx,bx->x", gamma, u)
@@ -435,7 +438,7 @@ class ObservationalGame(Game, LinearInCoefficients):
             if BT is not None and (keep or kc is not None):
                 BT.node(depth, feature, out=None if keep else rect, keep=keep)
             if kc is not None:   # u_{S} for S = this node's complement, from K_{S^c} = this node's Gram
-                W = exp.alpha[:, None] * TX(mask_of(full - key))[0]
+                W = exp.alpha[:, None] * TX[kc]
                 if BT is None:
                     u = BB.matmul(W, full=work) if direct else BB.matmul(W, depth=depth)
                 else:
@@ -446,7 +449,7 @@ class ObservationalGame(Game, LinearInCoefficients):
                     waiting_u[kc] = u
             if k is not None:
                 solve = self._walk_factor(BB, work, node)
-                gamma = solve(BX(mask_of(key))[0])
+                gamma = solve(BX[k])
                 if k in waiting_u:
                     pair(k, gamma, waiting_u.pop(k))
                 else:
@@ -458,7 +461,8 @@ class ObservationalGame(Game, LinearInCoefficients):
         exp, B = self.expansion, self.background
         m = len(B)
         where = {int(key): k for k, key in enumerate(keys)}
-        BX = CoalitionGrams(exp.kernel, B, X)
+        masks = (keys[:, None] >> np.arange(self.n_players) & 1).astype(bool)
+        BX = CoalitionGrams(exp.kernel, B, X)(masks)
         resid = self._f_background - exp.intercept
         work = np.empty((m, m))
         out = np.empty((len(keys), len(X)))
@@ -468,7 +472,7 @@ class ObservationalGame(Game, LinearInCoefficients):
             BB.node(depth, feature, out=None if k is None else work, keep=keep)
             if k is not None:
                 beta = self._walk_factor(BB, work, node)(resid)
-                out[k] = beta @ BX((key >> np.arange(self.n_players) & 1).astype(bool))[0]
+                out[k] = np.einsum("b,bx->x", beta, BX[k])   # no NumPy BLAS in the walk
                 bar.update()
         return out
 
