@@ -176,3 +176,42 @@ def test_lattice_grams_equal_coalition_grams(kernel, symmetric):
         if symmetric:
             W = rng.normal(size=(len(A), 3))
             np.testing.assert_allclose(lattice.matmul(W, full=out), K @ W, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_lattice_grams_matmul_from_the_stack(symmetric):
+    """K_S @ W from the stored partial Grams (SciPy's BLAS, block by block) equals the full product."""
+    kernel = RBF([1.0, 2.0, 0.5, 1.0])
+    rng = np.random.default_rng(4)
+    A, B = rng.normal(size=(41, 4)), rng.normal(size=(29, 4))
+    lattice = LatticeGrams(kernel, A, None if symmetric else B, n_blocks=6)
+    reference = CoalitionGrams(kernel, A, A if symmetric else B)
+    for mask, depth, feature, keep in lattice_walk(all_coalitions(4)[1:-1], 4):
+        lattice.node(depth, feature, keep=True)
+        S = (mask >> np.arange(4) & 1).astype(bool)
+        W = rng.normal(size=(lattice.shape[1], 3))
+        np.testing.assert_allclose(lattice.matmul(W, depth=depth), reference(S)[0] @ W, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("family", ["all", "prefix-closed", "not-closed"])
+def test_coalition_grams_along_a_closed_family_equal_the_kernel(family, monkeypatch):
+    """A family closed under dropping the last feature is built by one product per coalition; same Grams."""
+    import kernelxai.kernels.coalition_grams as cg
+
+    kernel = Product([(RBF([1.0, 2.0]), [0, 3]), (Categorical(), [1, 2])])
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(60, 4))
+    A[:, 1:3] = rng.integers(0, 3, (60, 2))
+    Z = all_coalitions(4)[1:]
+    if family == "prefix-closed":
+        Z = Z[~Z[:, 3]]            # without feature 3: dropping the last feature stays in the family
+    elif family == "not-closed":
+        Z = Z[Z.sum(axis=1) == 2]
+    chains = []
+    original = cg.CoalitionGrams._chain
+    monkeypatch.setattr(cg.CoalitionGrams, "_chain", lambda self, z: chains.append(original(self, z)) or chains[-1])
+    K = CoalitionGrams(kernel, A)(Z)
+    assert (chains[0] is None) == (family == "not-closed")
+    for S, KS in zip(Z, K):
+        np.testing.assert_allclose(KS, kernel.gram(A, A, S), rtol=1e-13, atol=1e-300)
+    assert (K == 0).any()      # the categorical factors' exact zeros stay zeros

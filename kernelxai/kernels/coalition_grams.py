@@ -18,6 +18,16 @@ from .product_kernels import ProductKernel
 
 __all__ = ["CoalitionGrams", "LatticeGrams", "lattice_walk"]
 
+#: From this many entries per Gram on, a family of coalitions closed under dropping the last
+#: feature is built one multiplication per entry along the family (below, one matrix product
+#: with the log-terms and an exponential costs less than a Python step per coalition).
+CHAIN_ELEMENTS = 2048
+
+#: Rows per stored block of a symmetric LatticeGrams (at most 16 blocks): each block is one
+#: numpy call per pass, so small Grams take few blocks (at m = 200, 16 blocks of 12 rows made
+#: the passes cost more in calls than in arithmetic).
+BLOCK_ROWS = 100
+
 
 class CoalitionGrams:
     """Gram matrices K_S(A, B) of many coalitions S from one cached per-feature tensor.
@@ -100,6 +110,10 @@ class CoalitionGrams:
             for w, part in self._parts:
                 out += w * part(Z)
             return out
+        if isinstance(self.kernel, ProductKernel) and self.shape[0] * self.shape[1] >= CHAIN_ELEMENTS:
+            chained = self._chain(Z)
+            if chained is not None:
+                return chained.reshape((len(Z),) + self.shape)
         E = Z @ self._terms
         if isinstance(self.kernel, ProductKernel):
             np.exp(E, out=E)
@@ -108,6 +122,43 @@ class CoalitionGrams:
         else:
             E = self.kernel._profile(np.sqrt(np.maximum(E, 0.0)))
         return E.reshape((len(Z),) + self.shape)
+
+
+    def _chain(self, Z):
+        """K_S for a family in which every S minus its last feature is the empty set or in the family.
+
+        Then each K_S is its parent's Gram times one per-feature Gram: one multiplication per
+        element instead of a d-term product with the log-terms and an exponential (the exact
+        routes ask for all coalitions, a family of this kind). None for other families.
+        """
+        bits = 1 << np.arange(self.d, dtype=np.int64)
+        keys = (Z > 0).astype(np.int64) @ bits
+        sizes = (Z > 0).sum(axis=1)
+        if not sizes.all():
+            return None
+        last = self.d - 1 - np.argmax((Z > 0)[:, ::-1], axis=1)
+        parents = keys ^ bits[last]
+        row = {int(key): r for r, key in enumerate(keys.tolist())}
+        if any(p and p not in row for p in parents.tolist()):
+            return None
+        factors = {}
+
+        def factor(j):
+            if j not in factors:
+                g = np.exp(self._terms[j])
+                if self._zeros is not None:
+                    g[self._zeros[j] > 0] = 0.0
+                factors[j] = g
+            return factors[j]
+
+        out = np.empty((len(Z), self._terms.shape[1]))
+        for r in np.argsort(sizes, kind="stable").tolist():
+            p, j = int(parents[r]), int(last[r])
+            if p:
+                np.multiply(out[row[p]], factor(j), out=out[r])
+            else:
+                out[r] = factor(j)
+        return out
 
 
 def lattice_walk(coalitions, d) -> list[tuple[int, int, int, bool]]:
@@ -170,12 +221,13 @@ class LatticeGrams:
     kernel : ProductKernel or Matern
     A : array (na, d)
     B : array (nb, d), optional
-    n_blocks : int
+    n_blocks : int, optional
         Row blocks of the lower triangle (more blocks: less storage above the
-        diagonal, more Python calls per pass).
+        diagonal, more Python calls per pass). Default: one per ``BLOCK_ROWS``
+        rows, at most 16.
     """
 
-    def __init__(self, kernel, A, B=None, *, n_blocks=16):
+    def __init__(self, kernel, A, B=None, *, n_blocks=None):
         if not self.supports(kernel):
             raise TypeError(f"LatticeGrams supports product kernels and Matern; got {kernel!r}")
         self.symmetric = B is None
@@ -184,16 +236,20 @@ class LatticeGrams:
         self.product = isinstance(kernel, ProductKernel)
         self.bounds = self.row_blocks(A.shape[0], B.shape[0], self.symmetric, n_blocks)
         scale = None if self.product else kernel._scales(self.d)
-        self.terms = [[self._term(A[r0:r1], B[:c1], j, scale) for r0, r1, c1 in self.bounds]
-                      for j in range(self.d)]
+        # terms[j][block]: feature j's Gram (product) or squared scaled differences (Matern) on
+        # one stored block, all features of a block formed in one call
+        blocks = [self._terms(A[r0:r1], B[:c1], scale) for r0, r1, c1 in self.bounds]
+        self.terms = [[block[j] for block in blocks] for j in range(self.d)]
         self.stack = {}
 
-    def _term(self, A, B, j, scale):
+    def _terms(self, A, B, scale):
         if self.product:
-            return np.ascontiguousarray(self.kernel.feature_grams(A, B, [j])[:, :, 0])
-        G = np.subtract.outer(A[:, j], B[:, j])
-        G /= scale[j]
-        return np.multiply(G, G, out=G)
+            G = self.kernel.feature_grams(A, B)
+        else:
+            G = A[:, None, :] - B[None, :, :]
+            G /= scale
+            np.multiply(G, G, out=G)
+        return [np.ascontiguousarray(G[:, :, j]) for j in range(self.d)]
 
     @staticmethod
     def supports(kernel) -> bool:
@@ -201,15 +257,17 @@ class LatticeGrams:
         return isinstance(kernel, (ProductKernel, Matern))
 
     @staticmethod
-    def row_blocks(na, nb, symmetric, n_blocks=16) -> list[tuple[int, int, int]]:
+    def row_blocks(na, nb, symmetric, n_blocks=None) -> list[tuple[int, int, int]]:
         """(r0, r1, c1) of the stored blocks: the lower triangle in row blocks, or the whole matrix."""
         if not symmetric:
             return [(0, na, nb)]
+        if n_blocks is None:
+            n_blocks = min(16, na // BLOCK_ROWS)
         edges = np.unique(np.linspace(0, na, max(1, min(n_blocks, na)) + 1).astype(int))
         return [(int(a), int(b), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 
     @classmethod
-    def elements(cls, na, nb, d, symmetric, depth, n_blocks=16) -> int:
+    def elements(cls, na, nb, d, symmetric, depth, n_blocks=None) -> int:
         """Numbers held by the per-feature cache and a stack of ``depth`` partial Grams."""
         size = sum((r1 - r0) * c1 for r0, r1, c1 in cls.row_blocks(na, nb, symmetric, n_blocks))
         return size * (d + max(0, depth - 1))

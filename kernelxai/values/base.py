@@ -27,6 +27,10 @@ __all__ = ["ValueFunction", "register", "get", "registered", "distinct_coalition
 
 _REGISTRY: dict[str, type] = {}
 
+#: Numbers of per-feature kernel factors a product game keeps once computed (4 MiB): small
+#: games' terms are read twice, by the product route's node-count probe and by the route.
+SMALL_TERMS = 2**19
+
 
 def register(name) -> Callable[[type], type]:
     """Class decorator: make a value function available as ``kx.explain(..., value=name)``.

@@ -34,7 +34,7 @@ from .._validation import check_positive_int, feature_names_of
 from ..games import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentGame
 from ..kernels.product_kernels import FACTOR_OPS, gram_block_elements
 from ..models import as_expansion
-from .base import ValueFunction, register
+from .base import SMALL_TERMS, ValueFunction, register
 from .interventional import SumOfKernelGames, split_sum_expansion
 
 if TYPE_CHECKING:
@@ -42,10 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FunctionalBaseline", "FunctionalBaselineGame"]
 
-
-#: Numbers of per-feature kernel factors a functional-baseline game keeps once computed
-#: (4 MiB): small games' terms are read twice, by the node-count probe and by the route.
-SMALL_TERMS = 2**19
 
 class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames):
     """The game v_x(S) = alpha^T k_S(X_S, x_S) + b of PKeX Def. 1, for many x at once.

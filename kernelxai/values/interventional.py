@@ -45,6 +45,7 @@ from ..models.expansion import KernelExpansion
 from ..parallel import reduce_rows
 from .agnostic import MarginalGame, check_background, check_max_elements, check_points, flops_per_point
 from .base import (
+    SMALL_TERMS,
     EmbeddingValueFunction,
     ValueFunction,
     default_background,
@@ -277,6 +278,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         self.max_elements = working_elements(2) if max_elements is None else int(max_elements)
         self.progress = progress
         self._table = None
+        self._kx_term_cache = None   # (A, C) of a small game: see iter_terms
 
     # -------------------------------------------------------------- cost model
     def n_terms(self) -> int:
@@ -452,15 +454,23 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         mb = min(m, max_terms)
         ni = max(1, min(n, max_terms // mb, max_elements // (nx * d)))
         cx = max(1, min(nx, max_elements // (ni * mb * d)))
+        # a small game forms its factors once, whatever the blocks asked for: the product
+        # route's node-count probe reads its first terms before the route sums them all
+        if (nx * n + n * m) * d <= SMALL_TERMS and self._kx_term_cache is None:
+            A_all, C_all = kernel.feature_grams(X, exp.X_train), kernel.feature_grams(exp.X_train, B)
+            A_all.flags.writeable = C_all.flags.writeable = False
+            self._kx_term_cache = (A_all, C_all)
+        cached = self._kx_term_cache
         for i0 in range(0, n, ni):
             ib = slice(i0, min(n, i0 + ni))
             Xi = exp.X_train[ib]
             k_i = ib.stop - ib.start
-            A = kernel.feature_grams(X, Xi)  # (nx, k_i, d)
+            A = kernel.feature_grams(X, Xi) if cached is None else cached[0][:, ib]  # (nx, k_i, d)
             for b0 in range(0, m, mb):
                 bb = slice(b0, min(m, b0 + mb))
                 k_b = bb.stop - bb.start
-                C = kernel.feature_grams(Xi, B[bb]).reshape(1, k_i * k_b, d)  # rows (i, b)
+                C = kernel.feature_grams(Xi, B[bb]) if cached is None else cached[1][ib, bb]
+                C = C.reshape(1, k_i * k_b, d)  # rows (i, b); a copy when sliced from the cache
                 w = np.repeat(exp.alpha[ib] / m, k_b)[None, :]
                 for x0 in range(0, nx, cx):
                     xb = slice(x0, min(nx, x0 + cx))
