@@ -215,3 +215,21 @@ def test_coalition_grams_along_a_closed_family_equal_the_kernel(family, monkeypa
     for S, KS in zip(Z, K):
         np.testing.assert_allclose(KS, kernel.gram(A, A, S), rtol=1e-13, atol=1e-300)
     assert (K == 0).any()      # the categorical factors' exact zeros stay zeros
+
+
+@pytest.mark.parametrize("form", ["product", "regression"])
+def test_one_coalition_at_a_time_route_factorises_in_place(form, monkeypatch):
+    """The route for caches beyond max_elements: SciPy's in-place Cholesky, the formulas' numbers, jitter on failure."""
+    d = 4
+    model = make_model(d, 30, RBF([0.8, 1.2, 2.0, 1.0]), seed=12)
+    X = np.random.default_rng(12).normal(size=(3, d))
+    monkeypatch.setattr(obs, "WALK_ROWS", 10**9)
+    table = tabulate(Observational(model, eta=ETA, form=form, max_elements=3000).game(X))
+    formula = prop3 if form == "product" else appendix_c
+    Z = all_coalitions(d)
+    for mask in range(1, 2**d - 1):
+        np.testing.assert_allclose(table[mask], formula(model, model.X_train, X, Z[mask]), rtol=0, atol=1e-12)
+    B = np.repeat(model.X_train[:10], 3, axis=0)  # duplicated rows: K_S singular for this eta
+    with pytest.warns(RuntimeWarning, match="jitter"):
+        singular = tabulate(Observational(model, B, 1e-300, form=form, max_elements=3000).game(X))
+    assert np.all(np.isfinite(singular))

@@ -34,6 +34,7 @@ routes share the game's state and its cost model -- hence a little over 600 line
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -259,18 +260,22 @@ class ObservationalGame(Game, LinearInCoefficients):
                 yield rows, gamma, M
             return
         block = max(1, self.max_elements // 4)
+        # NumPy's BLAS (the Grams) runs on one thread, SciPy's (the factorisations) on all: the two
+        # libraries' thread pools must not alternate (see LatticeGrams.matmul)
+        numpy_side = functools.partial(single_threaded_blas, enabled=m >= SMALL_SYSTEM)
         for k in progress_iter(range(len(Z)), "CME coalitions", progress=self.progress or None):
             S = Z[k]
-            K = kernel.coalition_gram(B, B, S, max_elements=block)
-            K[np.diag_indices(m)] += self.ridge
-            L = cholesky_jitter(K, CME_SYSTEM, CME_ADVICE)
-            del K
-            gamma = sla.cho_solve((L, True), kernel.coalition_gram(B, X, S, max_elements=block))
-            del L
+            with numpy_side():
+                K = kernel.coalition_gram(B, B, S, max_elements=block)
+                KX = kernel.coalition_gram(B, X, S, max_elements=block)
+            solve = self._factor_in_place(K, lambda S=S: kernel.coalition_gram(B, B, S, max_elements=block))
+            gamma = solve(KX)
+            del K, solve
             M = None
             if matrices:
-                M = kernel.coalition_gram(exp.X_train, B, ~S, max_elements=block) @ gamma
-                M *= kernel.coalition_gram(exp.X_train, X, S, max_elements=block)
+                with numpy_side():
+                    M = kernel.coalition_gram(exp.X_train, B, ~S, max_elements=block) @ gamma
+                    M *= kernel.coalition_gram(exp.X_train, X, S, max_elements=block)
                 M = M[None]
             yield slice(k, k + 1), gamma[None], M
 
@@ -399,16 +404,31 @@ class ObservationalGame(Game, LinearInCoefficients):
     def _walk_factor(self, BB, work, node):
         """Cholesky factor (Fortran upper = work's lower triangle) of K_S + m eta I filled in ``work``."""
         mask, depth, feature, keep = node
+
+        def rebuild():
+            if keep:
+                BB.fill(depth, work)
+            else:
+                BB.node(depth, feature, out=work)
+            return work
+
+        return self._factor_in_place(work, rebuild)
+
+    def _factor_in_place(self, work, rebuild):
+        """A solver for (K_S + m eta I) x = rhs, factorising K_S held in ``work``'s lower triangle in place.
+
+        SciPy's LAPACK (potrf, then potrs per right-hand side); if the factorisation fails (K_S
+        numerically singular for this eta), ``rebuild()`` writes K_S into ``work`` again and the
+        jittered Cholesky of :func:`~kernelxai._linalg.cholesky_jitter` warns and takes over.
+        """
+        if not work.flags.c_contiguous:
+            work = np.ascontiguousarray(work)
         diagonal = work.reshape(-1)[::len(work) + 1]     # a view (work is C-contiguous)
         diagonal += self.ridge
         c, info = lapack.dpotrf(work.T, lower=0, overwrite_a=1, clean=0)
         if info == 0 and np.isfinite(np.diagonal(c)).all():
             return lambda rhs: lapack.dpotrs(c, rhs, lower=0)[0]
-        # failed (K_S numerically singular for this eta): rebuild it, jitter with a warning
-        if keep:
-            BB.fill(depth, work)
-        else:
-            BB.node(depth, feature, out=work)
+        work = rebuild()
         K = np.tril(work)
         K += np.tril(work, -1).T
         K[np.diag_indices_from(K)] += self.ridge
@@ -501,14 +521,16 @@ class ObservationalGame(Game, LinearInCoefficients):
         kernel, m = exp.kernel, len(B)
         block = max(1, self.max_elements // 4)
         out = np.empty((len(Z), self.n_instances))
+        numpy_side = functools.partial(single_threaded_blas, enabled=m >= SMALL_SYSTEM)  # see _prop3_blocks
         for k in progress_iter(range(len(Z)), "CME coalitions", progress=self.progress or None):
             S = Z[k]
-            K = kernel.coalition_gram(B, B, S, max_elements=block)
-            K[np.diag_indices(m)] += self.ridge
-            L = cholesky_jitter(K, CME_SYSTEM, CME_ADVICE)
-            del K
-            beta = sla.cho_solve((L, True), self._f_background - exp.intercept)
-            out[k] = kernel.coalition_gram(X, B, S, max_elements=block) @ beta
+            with numpy_side():
+                K = kernel.coalition_gram(B, B, S, max_elements=block)
+            solve = self._factor_in_place(K, lambda S=S: kernel.coalition_gram(B, B, S, max_elements=block))
+            beta = solve(self._f_background - exp.intercept)
+            del K, solve
+            with numpy_side():
+                out[k] = kernel.coalition_gram(X, B, S, max_elements=block) @ beta
         return out + exp.intercept
 
     # ------------------------------------------------------------- Nystrom
