@@ -233,3 +233,21 @@ def test_one_coalition_at_a_time_route_factorises_in_place(form, monkeypatch):
     with pytest.warns(RuntimeWarning, match="jitter"):
         singular = tabulate(Observational(model, B, 1e-300, form=form, max_elements=3000).game(X))
     assert np.all(np.isfinite(singular))
+
+
+@pytest.mark.parametrize("kernel", [RBF([1.0, 2.0, 0.5, 1.0]), Matern([1.0, 2.0, 0.5, 1.0], 1.5)],
+                         ids=["rbf", "matern"])
+def test_lattice_grams_terms_feature_by_feature_equal_all_at_once(kernel, monkeypatch):
+    """Large blocks form their terms one feature at a time (bounded memory): the same numbers."""
+    import kernelxai.kernels.coalition_grams as cg
+
+    rng = np.random.default_rng(13)
+    A, B = rng.normal(size=(31, 4)), rng.normal(size=(17, 4))
+    for other in (None, B):
+        together = LatticeGrams(kernel, A, other, n_blocks=3)
+        monkeypatch.setattr(cg, "TERMS_AT_ONCE", 0)
+        apart = LatticeGrams(kernel, A, other, n_blocks=3)
+        monkeypatch.undo()
+        for t1, t2 in zip(together.terms, apart.terms):
+            for x, y in zip(t1, t2):
+                np.testing.assert_array_equal(x, y)

@@ -28,6 +28,9 @@ CHAIN_ELEMENTS = 2048
 #: the passes cost more in calls than in arithmetic).
 BLOCK_ROWS = 100
 
+#: Numbers of per-feature terms a LatticeGrams block forms in one call (all features at once).
+TERMS_AT_ONCE = 2**21
+
 
 class CoalitionGrams:
     """Gram matrices K_S(A, B) of many coalitions S from one cached per-feature tensor.
@@ -243,13 +246,20 @@ class LatticeGrams:
         self.stack = {}
 
     def _terms(self, A, B, scale):
-        if self.product:
-            G = self.kernel.feature_grams(A, B)
-        else:
-            G = A[:, None, :] - B[None, :, :]
-            G /= scale
-            np.multiply(G, G, out=G)
-        return [np.ascontiguousarray(G[:, :, j]) for j in range(self.d)]
+        # all features of a small block in one call; a large block (the one block of a
+        # non-symmetric Gram) feature by feature, so no (rows, cols, d) temporary doubles the cache
+        together = len(A) * len(B) * self.d <= TERMS_AT_ONCE
+        groups = [list(range(self.d))] if together else [[j] for j in range(self.d)]
+        out = []
+        for feats in groups:
+            if self.product:
+                G = self.kernel.feature_grams(A, B, feats)
+            else:
+                G = A[:, None, feats] - B[None, :, feats]
+                G /= scale[feats]
+                np.multiply(G, G, out=G)
+            out.extend(np.ascontiguousarray(G[:, :, k]) for k in range(len(feats)))
+        return out
 
     @staticmethod
     def supports(kernel) -> bool:
