@@ -39,8 +39,9 @@ and one / floor <= 2 where the arithmetic is shared.
 One and share are timed alternately, best of ``--repeat`` rounds of
 ``--calls`` calls each, so that other load on a shared machine falls on both.
 
-Usage: python benchmarks/bench_overhead.py [--repeat 5] [--calls 20] [--quick]
+Usage: python benchmarks/bench_overhead.py [--repeat 5] [--calls 20] [--quick] [--only TEXT]
   --quick: 2 rounds of 3 calls (a smoke run of the script).
+  --only TEXT: only the routes whose label contains TEXT (e.g. "functional").
 Timings on a shared machine are noisy: read the ratios.
 """
 
@@ -142,6 +143,8 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", default=None,
+                        help="run only the routes whose label contains this text (e.g. 'functional')")
     args = parser.parse_args(argv)
     repeat, calls = (2, 3) if args.quick else (args.repeat, args.calls)
     print(f"one: kx.explain of 1 point; share: of {POINTS} points / {POINTS}; best of {repeat} rounds")
@@ -151,6 +154,8 @@ def main(argv=None) -> list[dict]:
     print("-" * len(header))
     rows = []
     for label, value, method, n, d, m in ROUTES:
+        if args.only is not None and args.only not in label:
+            continue
         r = row(label, value, method, n, d, m, repeat, calls)
         rows.append(r)
         shared = r["floor"] == r["floor"]

@@ -20,7 +20,7 @@ import pytest
 import kernelxai as kx
 from kernelxai import product
 from kernelxai.estimators import get_estimator, quadrature_kernel, quadrature_numba
-from kernelxai.estimators.term_tasks import PROBE_TERMS
+from kernelxai.estimators.term_tasks import PROBE_TERMS, nodes_for_all
 from kernelxai.explain import build_game
 from kernelxai.games import SumOfProductGames
 from kernelxai.models import KernelExpansion
@@ -78,8 +78,9 @@ def test_estimate_is_the_count_the_kernel_uses_on_the_same_terms(d, general, mon
     game = random_game(rng, d, 300, general=general)
     # one task: every term in it, as the kernel sees them
     work = d * 300
+    counts = kernel_counts(game, monkeypatch, work_elements=work)   # before any probe: the kernel's own
     estimate = product.estimate_nodes(game, work_elements=work)
-    assert kernel_counts(game, monkeypatch, work_elements=work) == [estimate]
+    assert counts == [estimate]
     assert 1 < estimate < math.ceil(d / 2) or d == 7
     if general:  # and the bound itself, recomputed from its definition
         _, _, a, c = next(game.iter_terms())
@@ -100,6 +101,33 @@ def test_estimate_is_the_largest_count_over_the_tasks_it_looks_at(monkeypatch):
     assert product.estimate_nodes(game, work_elements=work) == max(counts)
     # only the first two tasks: their largest count, which is below the third's
     assert product.estimate_nodes(game, max_terms=200, work_elements=work) == max(counts[:2]) < counts[2]
+
+
+@pytest.mark.parametrize("general", [True, False])
+def test_a_probe_that_saw_every_term_gives_the_route_its_count(general, monkeypatch):
+    rng = np.random.default_rng(11)
+    d = 30
+    a = np.exp(-0.3 * rng.random((2, 200, d)))
+    c = np.exp(-0.3 * rng.random((2, 200, d))) if general else np.ones((1, 200, d))
+    w = rng.normal(size=(1, 200))
+
+    def make():
+        return kx.ProductGame(a, c, w, n_instances=2)
+
+    values, base = product.product_shapley(make(), n_jobs=1)   # no probe: the kernel counts
+    game = make()
+    nodes, seen, _ = product.estimate_nodes_detail(game)       # all 400 terms fit in the probe
+    assert seen == 400 and nodes_for_all(game) == nodes
+    assert kernel_counts(game, monkeypatch) == []              # the route asks for no count
+    again, base_again = product.product_shapley(game, n_jobs=1)
+    np.testing.assert_array_equal(again, values)               # one task: the same count, same bits
+    np.testing.assert_array_equal(base_again, base)
+    # a probe that stopped short says nothing of the other terms; a changed game drops the count
+    part = make()
+    product.estimate_nodes(part, max_terms=50)
+    assert nodes_for_all(part) is None
+    game._w = 2.0 * w
+    assert nodes_for_all(game) is None
 
 
 def test_equal_factors_need_one_node_and_extreme_factors_all():

@@ -89,22 +89,41 @@ def choose(game, options=None) -> tuple[Estimator, str]:
     >>> est.name, why
     ('kernel', 'no exact route is affordable for 20 players and this game; KernelSHAP with sampled coalitions')
     """
+    est, why, _, _ = choose_with_cost(game, options)
+    return est, why
+
+
+def choose_with_cost(game, options=None) -> tuple:
+    """:func:`choose`, with the chosen estimator's options and cost estimate when it has them.
+
+    Returns
+    -------
+    (Estimator, str, dict or None, Cost or None)
+        The estimator and why, as :func:`choose` gives them; then its resolved
+        options and its :class:`Cost` when it was priced on all of
+        ``options`` (None for KernelSHAP's fallback, or when some options
+        were left out as not the chosen estimator's): a caller that resolves
+        the same options need not estimate the cost again.
+    """
     options = dict(options or {})
     candidates = []
     for est in estimators().values():
         if not (est.exact and est.auto) or est.why_not(game) is not None or not est.auto_eligible(game):
             continue
+        accepted = est.accepted_options()
+        mine = {k: v for k, v in options.items() if k in accepted}
         try:
-            resolved = est.resolve_options({k: v for k, v in options.items()
-                                            if k in est.accepted_options()})
+            resolved = est.resolve_options(mine)
         except InvalidOptionError:
             continue
-        candidates.append((est.cost(game, resolved).ops, est.name, est))
+        cost = est.cost(game, resolved)
+        whole = len(mine) == len(options)
+        candidates.append((cost.ops, est.name, est, resolved if whole else None, cost if whole else None))
     if candidates:
         candidates.sort(key=lambda c: (c[0], c[1]))
         best = candidates[0]
-        others = ", ".join(f"{name} ~{flops:.2g} flops" for flops, name, _ in candidates[1:])
+        others = ", ".join(f"{c[1]} ~{c[0]:.2g} flops" for c in candidates[1:])
         why = f"cheapest exact route (~{best[0]:.2g} flops" + (f"; {others})" if others else ")")
-        return best[2], why
+        return best[2], why, best[3], best[4]
     return get_estimator("kernel"), (f"no exact route is affordable for {game.n_players} players and "
-                                     "this game; KernelSHAP with sampled coalitions")
+                                     "this game; KernelSHAP with sampled coalitions"), None, None

@@ -85,7 +85,7 @@ from .pkex_routes import (
 from .product_reference import reference_shapley
 from .quadrature_kernel import WORK_ELEMENTS, Workspace, psi_quadrature, quadrature_block
 from .quadrature_numba import BACKENDS, numba_kernels, quadrature_contrib_numba
-from .term_tasks import estimate_nodes, estimate_nodes_detail, iter_tasks, summands, task_terms
+from .term_tasks import estimate_nodes, estimate_nodes_detail, iter_tasks, nodes_for_all, summands, task_terms
 
 __all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
            "shapley_weights_exact", "reference_shapley", "estimate_nodes", "ROUTES", "BACKENDS",
@@ -98,6 +98,10 @@ __all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
 ROUTES = ("quadrature", "stable", "newton")
 
 _PSI = {"quadrature": psi_quadrature, "stable": psi_stable, "newton": psi_newton}
+
+
+#: Tasks of at most this many terms are checked for terms alike in every coalition (a = c).
+_FEW_TERMS = 4
 
 
 def _default_jobs():
@@ -222,6 +226,8 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     if max_elements is None:
         max_elements = working_elements(8)
     psi_of = _PSI[route]
+    # a small game's terms were all seen by the cost estimate's node probe: its count serves every task
+    nodes = nodes_for_all(game) if route == "quadrature" else None
     tasks = enumerate(iter_tasks(game, route, max_elements, work_elements))
     # Each task's sums are added in task order, whichever thread finished it first: the
     # result is bit-for-bit that of one thread (parts wait in `pending` until their turn).
@@ -242,12 +248,17 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
                 break
             rows, per_instance, starts, w, a, c = task
             try:
-                if route == "quadrature" and backend == "numba":
+                if len(w) <= _FEW_TERMS and (bool(np.all(a == 1.0)) if c is None else np.array_equal(a, c)):
+                    # terms in every v(S) alike (an intercept): nothing to share out, only v(empty)
+                    contrib = np.zeros((len(w), d))
+                    prod_c = None if c is None else np.prod(c, axis=1)
+                    axis = 0
+                elif route == "quadrature" and backend == "numba":
                     contrib, prod_c = quadrature_contrib_numba(a, c, d, w, work=space)
                     axis = 0
                 elif route == "quadrature":
                     # transposed: contrib[j, m] = w_m (a_mj - c_mj) psi_mj, terms along axis 1
-                    contrib, diff, cT = quadrature_block(a, c, d, w, work=space)
+                    contrib, diff, cT = quadrature_block(a, c, d, w, nodes=nodes, work=space)
                     np.multiply(contrib, diff, out=contrib)
                     prod_c = None if cT is None else np.multiply.reduce(cT, axis=0)
                     axis = 1

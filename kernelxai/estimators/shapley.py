@@ -28,7 +28,7 @@ from .._config import config_context, get_config
 from .._validation import check_rng
 from ..explanation import Explanation
 from ..games import Game
-from . import choose
+from . import choose_with_cost
 from .common import as_instances, bar_open, call_estimate, t_interval
 from .registry import (
     CostLimitError,
@@ -70,12 +70,20 @@ def applicable_methods(game) -> list[str]:
 
 
 def resolve_method(game, method, options) -> tuple:
+    """(estimator, why it was chosen or None, its resolved options, its Cost or None) of a call.
+
+    The cost is that :func:`~kernelxai.estimators.choose_with_cost` computed
+    when ``method="auto"`` compared the routes (None otherwise): callers
+    estimate it only when it is None.
+    """
     if not isinstance(game, Game):
         raise TypeError(
             f"shapley_values needs a kernelxai Game; got {type(game).__name__}. "
             "Wrap a function with kx.FunctionGame or a table with kx.TabularGame")
     if method == "auto":
-        est, why = choose(game, options)
+        est, why, resolved, cost = choose_with_cost(game, options)
+        if resolved is not None:
+            return est, why, resolved, cost
     else:
         est, why = get_estimator(method), None
         reason = est.why_not(game)
@@ -84,7 +92,7 @@ def resolve_method(game, method, options) -> tuple:
                 f"method={method!r} ({est.description}) does not apply to this game: {reason}. "
                 f"Methods that apply: {', '.join(repr(m) for m in applicable_methods(game))} "
                 "(or method='auto')")
-    return est, why, est.resolve_options(options)
+    return est, why, est.resolve_options(options), None
 
 
 def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
@@ -135,8 +143,8 @@ def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
     'product'
     """
     options.pop("seed", None)
-    est, _, resolved = resolve_method(game, method, options)
-    cost = est.cost(game, resolved)
+    est, _, resolved, cost = resolve_method(game, method, options)
+    cost = est.cost(game, resolved) if cost is None else cost
     return {"method": est.name, "flops": cost.flops, "blas_flops": cost.blas_flops, "steps": cost.steps,
             "model_seconds": cost.model_seconds, "seconds": cost.seconds, "memory": cost.memory,
             "evaluations": cost.evaluations, "detail": cost.detail}
@@ -193,8 +201,8 @@ def shapley_values(game, method="exact", *, seed=None, **options) -> Explanation
     >>> bool(abs(e.values.sum() - 3.0) < 1e-9)
     True
     """
-    est, why, resolved = resolve_method(game, method, options)
-    return run_resolved(game, est, why, resolved, seed, est.cost(game, resolved))
+    est, why, resolved, cost = resolve_method(game, method, options)
+    return run_resolved(game, est, why, resolved, seed, est.cost(game, resolved) if cost is None else cost)
 
 
 def run_resolved(game, est, why, resolved, seed, cost) -> Explanation:

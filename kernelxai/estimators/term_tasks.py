@@ -19,7 +19,8 @@ from ..games import ProductGame, SumOfProductGames
 from .gauss_legendre import node_count
 from .quadrature_kernel import WORK_ELEMENTS, Workspace, transposed
 
-__all__ = ["iter_tasks", "task_terms", "estimate_nodes", "estimate_nodes_detail", "summands", "PROBE_TERMS"]
+__all__ = ["iter_tasks", "task_terms", "estimate_nodes", "estimate_nodes_detail", "nodes_for_all", "summands",
+           "PROBE_TERMS"]
 
 
 def _is_one(c):
@@ -30,6 +31,11 @@ def _is_one(c):
     if all(st == 0 for st in c.strides):
         return True
     return bool(np.all(c == 1.0))
+
+
+def _flat(x, shape, flat):
+    """``x`` broadcast to ``shape``, reshaped to ``flat`` (no broadcasting machinery when it has that shape)."""
+    return (x if x.shape == shape else np.broadcast_to(x, shape)).reshape(flat)
 
 
 def task_terms(d, route, work_elements) -> int:
@@ -58,13 +64,9 @@ def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
         start = rows.start or 0
         n_rows = len(range(*rows.indices(game.n_instances)))
         per_instance = K != 1 or n_rows == 1
-        c_one = _is_one(c)
-        a = np.broadcast_to(a, shape).reshape(K * R, d)
-        w = np.broadcast_to(w, shape[:2]).reshape(K * R)
-        if c_one:
-            c = None
-        else:
-            c = np.broadcast_to(c, shape).reshape(K * R, d)
+        a = _flat(a, shape, (K * R, d))
+        w = _flat(w, shape[:2], (K * R,))
+        c = None if _is_one(c) else _flat(c, shape, (K * R, d))
         for lo in range(0, K * R, step):
             hi = min(K * R, lo + step)
             cc = None if c is None else c[lo:hi]
@@ -199,7 +201,42 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
             setattr(game, _ESTIMATE_ATTRIBUTE, store)
         except AttributeError:  # pragma: no cover - a game that takes no attributes: no cache
             pass
-    return store["estimates"][key]
+    return store["estimates"][key][:3]
+
+
+def nodes_for_all(game) -> int | None:
+    """A node count enough for every term of ``game``, when a probe already saw them all; else None.
+
+    A small game (one explained point, say) fits in the node-count probe of
+    the cost estimate (:func:`estimate_nodes_detail`): the probe then computed
+    the count the quadrature would choose, over all of the game's terms. The
+    bound behind it only grows with the terms it covers (the largest sums
+    over terms, the smallest factor), so that count is at least what any task
+    of those terms needs: the route may use it for every task instead of
+    computing it again. Nothing is probed here; a game whose cached probe
+    stopped short, or changed since, gives None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.estimators.term_tasks import nodes_for_all
+    >>> a = np.random.default_rng(0).uniform(0.9, 1.0, size=(5, 40))
+    >>> g = kx.ProductGame(a, np.ones_like(a), np.ones(5))
+    >>> nodes_for_all(g) is None              # not probed yet
+    True
+    >>> estimate_nodes(g), nodes_for_all(g)   # the probe saw all 5 terms
+    (8, 8)
+    """
+    store = game.__dict__.get(_ESTIMATE_ATTRIBUTE) if hasattr(game, "__dict__") else None
+    if store is None:
+        return None
+    names, values = _game_stamp(game)
+    if (store["names"] != names or len(store["values"]) != len(values)
+            or any(x is not y for x, y in zip(store["values"], values))):
+        return None
+    complete = [nodes for nodes, _, _, whole in store["estimates"].values() if whole]
+    return min(complete) if complete else None
 
 
 def _game_stamp(game):
@@ -245,19 +282,24 @@ def summands(game) -> list:
 
 
 def _probe_nodes(game, d, full, max_terms, work_elements):
+    """(nodes, terms seen, general, whether the count holds for every term of the game)."""
     if full == 1:
-        return 1, 0, True
+        return 1, 0, True, True
     parts = summands(game)
     if len(parts) > 1:  # each part's first terms (its own cache): the largest count, all terms seen
-        found = [estimate_nodes_detail(part, max_terms, work_elements) for part in parts]
-        return (max(q for q, _, _ in found), sum(k for _, k, _ in found),
-                any(g for _, _, g in found))
-    nodes, seen, general = 0, 0, False
+        found = []
+        for part in parts:
+            estimate_nodes_detail(part, max_terms, work_elements)
+            found.append(part.__dict__[_ESTIMATE_ATTRIBUTE]["estimates"][(max_terms, work_elements)])
+        return (max(q for q, _, _, _ in found), sum(k for _, k, _, _ in found),
+                any(g for _, _, g, _ in found), all(w for _, _, _, w in found))
+    nodes, seen, general, whole = 0, 0, False, True
     space = Workspace(work_elements)
     tasks = iter_tasks(game, "quadrature", 4 * max_terms * d, work_elements)
     try:
         for _, _, _, _, a, c in tasks:
             take = min(len(a), max_terms - seen)
+            whole = whole and take == len(a)
             a, c = a[:take], None if c is None else c[:take]
             M = a.shape[0]
             # as quadrature_block forms them: (d, M) factors, their differences, two scratch arrays
@@ -268,10 +310,14 @@ def _probe_nodes(game, d, full, max_terms, work_elements):
             nodes = max(nodes, node_count(A, C, D, d, F, G))
             general = general or C is not None
             seen += take
-            if seen >= max_terms or nodes >= full:
+            if nodes >= full:  # the most any term needs: the count holds for all
+                return nodes, seen, general, True
+            if seen >= max_terms:  # all seen only if there can be no more (not formed to find out)
+                terms = game.n_terms()
+                whole = whole and terms is not None and seen >= terms * (game.n_instances or 1)
                 break
     finally:
         tasks.close()
     if seen == 0:
-        return full, 0, True
-    return nodes, seen, general
+        return full, 0, True, True
+    return nodes, seen, general, whole

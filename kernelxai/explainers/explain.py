@@ -17,6 +17,7 @@ reference. Which one to pass is described under ``background`` in
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 from typing import TYPE_CHECKING
 
@@ -73,9 +74,16 @@ _SAMPLE_KEYS = ("background", "data", "groups", "group_names")
 
 
 def _value_function_options(cls):
+    """The keywords of a value function's constructor (a fresh list: callers may keep it)."""
+    return list(_constructor_keywords(cls))
+
+
+@functools.cache
+def _constructor_keywords(cls):
+    # a class's signature does not change; inspect.signature costs ~0.1 ms per call
     params = inspect.signature(cls.__init__).parameters
-    return [k for k, p in params.items() if k not in ("self", "model")
-            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return tuple(k for k, p in params.items() if k not in ("self", "model")
+                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
 def unknown_keyword_error(entry, unknown, arguments, value, vf_names, others=None) -> InvalidOptionError:

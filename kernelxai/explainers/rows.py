@@ -87,7 +87,7 @@ def explain_chunk(job, X) -> tuple[Explanation, dict | None]:
     rng = chunk_rng(job.seed)
     game = job.value_function.game(X)
     # the whole call's cost was estimated and checked once: the chunk does not estimate its own
-    est, why, resolved = resolve_method(game, job.method, dict(job.options))
+    est, why, resolved, _ = resolve_method(game, job.method, dict(job.options))
     result = run_resolved(game, est, why, resolved, rng, None)
     return result, rng_state(rng)
 
@@ -170,7 +170,7 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
     rows_per_chunk = check_rows_per_chunk(rows_per_chunk)
     options = dict(options)
     seed = options.pop("seed", None)
-    est, why, resolved = resolve_method(game, method, dict(options))
+    est, why, resolved, cost = resolve_method(game, method, dict(options))
 
     def serial():
         # the plain call; nested in a chunk (e.g. GP-SHAP's mean), with one product thread;
@@ -180,13 +180,15 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
             if why is not None:
                 result.meta["auto"] = why
             return result
-        with reduction_jobs(n_jobs):
-            return shapley_values(game, method=method, seed=seed, **options)
+        with reduction_jobs(n_jobs):  # shapley_values, the method resolved and priced once
+            return run_resolved(game, est, why, dict(resolved), seed,
+                                est.cost(game, resolved) if cost is None else cost)
 
     n = game.n_instances
     if n is None or n < 2:
         return serial()
-    cost = est.cost(game, resolved)
+    if cost is None:
+        cost = est.cost(game, resolved)
     coupled = rows_coupled(resolved)
     if coupled is not None:
         if n_jobs not in (None, 1) or rows_per_chunk is not None:

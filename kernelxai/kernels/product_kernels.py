@@ -224,7 +224,10 @@ class _Stationary(ProductKernel):
         return self.lengthscale[feats]
 
     def _block(self, A, B, feats):
-        diff = A[:, None, feats] - B[None, :, feats]
+        if len(feats) == A.shape[1] and feats == list(range(len(feats))):
+            diff = np.subtract(A[:, None, :], B[None, :, :])   # all features: no copies of A and B
+        else:
+            diff = A[:, None, feats] - B[None, :, feats]
         diff /= self._scales(feats)
         return self._profile_inplace(diff)
 
