@@ -211,9 +211,16 @@ def test_cost_at_d200_is_several_times_below_the_ceil_d_half_figure(value):
         cost = kx.estimate_cost(game, "product")
     old = float(game.n_terms()) * game.n_instances * 6.0 * d * math.ceil(d / 2)
     assert cost["flops"] * 5 < old
-    q = product.estimate_nodes(game)
-    assert f", {q} Gauss-Legendre nodes (estimated from the first" in cost["detail"]
-    assert "others may need up to ceil(d/2) = 100" in cost["detail"]
+    q, seen, _ = product.estimate_nodes_detail(game)
+    # at most 3 x 601 terms: within the probe's first 2^19 numbers, so it saw every term
+    assert f", {q} Gauss-Legendre nodes (from all {seen} term(s))" in cost["detail"]
+    assert nodes_for_all(game) == q      # and the route takes its count from it
+    # 50 points: several tasks, and more terms than the probe looks at
+    large = rbf_game(d, n_x=50, value=value)
+    detail = kx.estimate_cost(large, "product")["detail"]
+    assert "Gauss-Legendre nodes (estimated from the first" in detail
+    assert "others may need up to ceil(d/2) = 100" in detail
+    assert nodes_for_all(large) is None
     # the count per term: d (7 + 5 q) with absent factors 1, d (17 + 5 q) otherwise
     # (plus forming the terms: the game's kernel evaluations)
     fixed = 7.0 if value == "functional_baseline" else 17.0

@@ -48,7 +48,7 @@ from .pkex_routes import DEFAULT_TOLERANCE
 from .product import product_shapley
 from .quadrature_kernel import WORK_ELEMENTS
 from .registry import Cost, Estimator, EstimatorResult, Option, register
-from .term_tasks import PROBE_TERMS, estimate_nodes_detail, summands, task_terms
+from .term_tasks import PROBE_TERMS, estimate_nodes_detail, nodes_for_all, summands, task_terms
 
 __all__ = ["Quadrature", "Stable", "Newton"]
 
@@ -140,7 +140,9 @@ class Quadrature(_ProductRoute):
             sum(k for _, k, _ in found)
         full = max(1, math.ceil(d / 2))
         first = f"the first {seen} term(s)" + (f" of {len(parts)} summands" if len(parts) > 1 else "")
-        if seen and nodes < full:
+        if seen and nodes < full and len(parts) == 1 and nodes_for_all(parts[0]) is not None:
+            how = f"from all {seen} term(s)"
+        elif seen and nodes < full:
             how = f"estimated from {first}; others may need up to ceil(d/2) = {full}"
         elif seen:
             how = f"ceil(d/2), the most any term needs, already for {first}"

@@ -19,8 +19,8 @@ from ..games import ProductGame, SumOfProductGames
 from .gauss_legendre import node_count
 from .quadrature_kernel import WORK_ELEMENTS, Workspace, transposed
 
-__all__ = ["iter_tasks", "task_terms", "estimate_nodes", "estimate_nodes_detail", "nodes_for_all", "summands",
-           "PROBE_TERMS"]
+__all__ = ["iter_tasks", "task_terms", "estimate_nodes", "estimate_nodes_detail", "nodes_for_all", "probe_terms",
+           "summands", "PROBE_TERMS"]
 
 
 def _is_one(c):
@@ -103,10 +103,12 @@ def estimate_nodes(game, *, max_terms=None, work_elements=WORK_ELEMENTS) -> int:
     ----------
     game : ProductGame
     max_terms : int, optional
-        Terms to look at; default 4096, fewer at large d (at most 2^19 numbers,
-        terms x d). The game is asked for blocks of about that size, so one
-        small block is formed (a game whose smallest block is larger, e.g.
-        one explained point against every training point, forms that block).
+        Terms to look at; default (:func:`probe_terms`) every term of a game
+        whose terms make one task, else 4096, fewer at large d (at most 2^19
+        numbers, terms x d). The game is asked for blocks of about that size,
+        so one small block is formed (a game whose smallest block is larger,
+        e.g. one explained point against every training point, forms that
+        block).
     work_elements : int
         Size of one task, as in :func:`product_shapley`.
 
@@ -186,7 +188,7 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
     d = game.n_players
     full = max(1, math.ceil(d / 2))
     if max_terms is None:
-        max_terms = max(1, min(PROBE_TERMS, _PROBE_ELEMENTS // max(1, d)))
+        max_terms = probe_terms(game, check_positive_int(work_elements, "work_elements"))
     max_terms = check_positive_int(max_terms, "max_terms")
     work_elements = check_positive_int(work_elements, "work_elements")
     key = (max_terms, work_elements)
@@ -202,6 +204,23 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
         except AttributeError:  # pragma: no cover - a game that takes no attributes: no cache
             pass
     return store["estimates"][key][:3]
+
+
+def probe_terms(game, work_elements=WORK_ELEMENTS) -> int:
+    """Terms the node-count probe looks at by default: all of a game of one task, else its first.
+
+    All when every term of the game fits in one task of the quadrature
+    (:func:`task_terms`): the route would count the nodes of that one task on
+    one thread, so the probe costs what the route's own count would, and the
+    route takes it (:func:`nodes_for_all`) instead of computing it again. A
+    game of several tasks counts them on several threads: the probe looks at
+    its first 4096 terms only (fewer at large d, at most 2^19 numbers).
+    """
+    d = max(1, game.n_players)
+    terms = game.n_terms()
+    if terms is not None and terms * (game.n_instances or 1) <= task_terms(d, "quadrature", work_elements):
+        return max(1, int(terms) * (game.n_instances or 1))
+    return max(1, min(PROBE_TERMS, _PROBE_ELEMENTS // d))
 
 
 def nodes_for_all(game) -> int | None:
