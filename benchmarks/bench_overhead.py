@@ -48,8 +48,12 @@ and one / floor <= 2 where the arithmetic is shared.
 
 One and share are timed alternately, best of ``--repeat`` rounds of
 ``--calls`` calls each, so that other load on a shared machine falls on both.
+Many short rounds rather than a few long ones: this machine slows down as a
+whole for seconds at a time, and a few long rounds of one-point calls can all
+fall in a slow spell that the 100-point rounds miss (one run gave 3.3 for the
+functional baseline where the runs around it gave 1.8).
 
-Usage: python benchmarks/bench_overhead.py [--repeat 5] [--calls 20] [--quick] [--only TEXT]
+Usage: python benchmarks/bench_overhead.py [--repeat 15] [--calls 8] [--quick] [--only TEXT]
   --quick: 2 rounds of 3 calls (a smoke run of the script).
   --only TEXT: only the routes whose label contains TEXT (e.g. "functional").
 Timings on a shared machine are noisy: read the ratios.
@@ -186,8 +190,8 @@ def row(label, value, method, n, d, m, repeat, calls) -> dict:
 
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--calls", type=int, default=8)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default=None,
                         help="run only the routes whose label contains this text (e.g. 'functional')")
