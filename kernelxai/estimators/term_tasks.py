@@ -227,13 +227,15 @@ def nodes_for_all(game) -> int | None:
     """A node count enough for every term of ``game``, when a probe already saw them all; else None.
 
     A small game (one explained point, say) fits in the node-count probe of
-    the cost estimate (:func:`estimate_nodes_detail`): the probe then computed
-    the count the quadrature would choose, over all of the game's terms. The
-    bound behind it only grows with the terms it covers (the largest sums
-    over terms, the smallest factor), so that count is at least what any task
-    of those terms needs: the route may use it for every task instead of
-    computing it again. Nothing is probed here; a game whose cached probe
-    stopped short, or changed since, gives None.
+    the cost estimate (:func:`estimate_nodes_detail`): the probe then counted
+    the nodes of every task of the game's terms. A task's count bounds the
+    error of each of its terms (its sums are the largest over them), so the
+    largest count over the probe's tasks integrates every term of the game to
+    full accuracy, whichever task the route puts it in: the route may use it
+    for every task instead of counting again (when its tasks are the probe's,
+    as for a game of one task, the counts are the same). Nothing is probed
+    here; a game whose cached probe stopped short, or changed since, gives
+    None.
 
     Examples
     --------
