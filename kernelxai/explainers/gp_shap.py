@@ -60,6 +60,7 @@ import numpy as np
 
 from .. import parallel
 from .._calibration import Work
+from .._threads import small_blas
 from ..estimators.registry import CALL_STEPS, check_cost
 from ..explanation import Explanation
 from .explain import explain
@@ -270,46 +271,49 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     mean_kw = dict(fitted.mean_options, **({"eta": eta} if value == "observational" else {}))
     mean = explain(fitted.mean_model, X if np.ndim(X) == 2 else Xa, value=value, background=B, **mean_kw)
 
-    if route_name == "product":
-        route = ProductRoute(post, B, terms)
-    elif route_name == "exact":
-        route = ExactRoute(post, B, weights_fn)
-    else:
-        rng = random_state if isinstance(random_state, np.random.Generator) \
-            else np.random.default_rng(random_state)
-        route = SampledRoute(post, B, weights_fn, n_perm, rng)
+    # the covariance: solves and products with the training system on one BLAS thread when it
+    # is small (as the cost guard prices them; two threads were measured slower, idle or busy)
+    with small_blas(post.n_train):
+        if route_name == "product":
+            route = ProductRoute(post, B, terms)
+        elif route_name == "exact":
+            route = ExactRoute(post, B, weights_fn)
+        else:
+            rng = random_state if isinstance(random_state, np.random.Generator) \
+                else np.random.default_rng(random_state)
+            route = SampledRoute(post, B, weights_fn, n_perm, rng)
 
-    joint_cov = None
-    mc_err = None
-    if joint:
-        full = route.block(Xa)                                    # (n, n, d, d)
-        joint_cov = full.transpose(0, 2, 1, 3).reshape(n * d, n * d)
-        joint_cov = 0.5 * (joint_cov + joint_cov.T)
-        cov = np.stack([joint_cov[i * d:(i + 1) * d, i * d:(i + 1) * d] for i in range(n)])
-        if route_name == "sampled":
-            _, mc_err = route.per_point(Xa)
-    else:
-        cov, mc_err = route.per_point(Xa)
-    cov = 0.5 * (cov + np.transpose(cov, (0, 2, 1)))
+        joint_cov = None
+        mc_err = None
+        if joint:
+            full = route.block(Xa)                                    # (n, n, d, d)
+            joint_cov = full.transpose(0, 2, 1, 3).reshape(n * d, n * d)
+            joint_cov = 0.5 * (joint_cov + joint_cov.T)
+            cov = np.stack([joint_cov[i * d:(i + 1) * d, i * d:(i + 1) * d] for i in range(n)])
+            if route_name == "sampled":
+                _, mc_err = route.per_point(Xa)
+        else:
+            cov, mc_err = route.per_point(Xa)
+        cov = 0.5 * (cov + np.transpose(cov, (0, 2, 1)))
 
-    # efficiency draw by draw: 1^T Cov(phi_x) 1 == Var(f(x) - v_x(empty)); exact for every route
-    # (each permutation's estimate is efficient, so the U-statistic is too)
-    for i in range(n):
-        target, size = efficiency_variance(post, Xa[i], B)
-        got = cov[i].sum()
-        tol = 1e-8 * max(size, np.finfo(float).tiny)
-        if abs(got - target) > tol:
-            raise RuntimeError(
-                f"efficiency violated at row {i} of X: 1^T Cov(phi) 1 = {got!r} but "
-                f"Var(f(x) - v_x(empty)) = {target!r}; please report this"
-            )
-        # a variance that is zero but for rounding (a point the GP interpolates) can come out
-        # a hair below zero: it is zero, to the same tolerance as the check above
-        diag = np.einsum("jj->j", cov[i])
-        if diag.min() < -tol:
-            raise RuntimeError(f"a negative posterior variance {diag.min()!r} of a Shapley value at row {i} "
-                               f"of X (beyond rounding, {tol:.3g}); please report this")
-        diag[diag < 0] = 0.0
+        # efficiency draw by draw: 1^T Cov(phi_x) 1 == Var(f(x) - v_x(empty)); exact for every route
+        # (each permutation's estimate is efficient, so the U-statistic is too)
+        for i in range(n):
+            target, size = efficiency_variance(post, Xa[i], B)
+            got = cov[i].sum()
+            tol = 1e-8 * max(size, np.finfo(float).tiny)
+            if abs(got - target) > tol:
+                raise RuntimeError(
+                    f"efficiency violated at row {i} of X: 1^T Cov(phi) 1 = {got!r} but "
+                    f"Var(f(x) - v_x(empty)) = {target!r}; please report this"
+                )
+            # a variance that is zero but for rounding (a point the GP interpolates) can come out
+            # a hair below zero: it is zero, to the same tolerance as the check above
+            diag = np.einsum("jj->j", cov[i])
+            if diag.min() < -tol:
+                raise RuntimeError(f"a negative posterior variance {diag.min()!r} of a Shapley value at row {i} "
+                                   f"of X (beyond rounding, {tol:.3g}); please report this")
+            diag[diag < 0] = 0.0
 
     stderr = np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0.0, None))
     values = np.asarray(mean.values, dtype=float)

@@ -44,7 +44,7 @@ from scipy.linalg import lapack
 from .._calibration import Work, arithmetic_passes, threaded_blas
 from .._config import working_elements
 from .._linalg import cholesky_jitter
-from .._threads import single_threaded_blas
+from .._threads import SMALL_SYSTEM, single_threaded_blas, small_blas
 from .._validation import (
     check_choice,
     check_matrix,
@@ -70,20 +70,6 @@ __all__ = ["Observational", "ObservationalGame"]
 
 #: Relative eigenvalue threshold of the Nystrom pseudo-inverse square root.
 NYSTROM_RTOL = 1e-10
-
-#: Below this many background rows the CME systems are small: BLAS runs single-threaded.
-SMALL_SYSTEM = 2000
-
-
-def small_blas(m):
-    """Single-threaded BLAS for batches of small systems (m < SMALL_SYSTEM rows), else a no-op.
-
-    Threaded BLAS spends more time synchronising than computing on many small
-    factorisations; on a busy 2-core machine batched 200 x 200 Cholesky
-    factorisations were measured 10-400x slower with two threads than with one.
-    """
-    return single_threaded_blas(enabled=m < SMALL_SYSTEM)
-
 
 #: From this many background rows on, exact CME Grams are built along the coalition lattice
 #: (one elementwise pass per coalition, one in-place Cholesky); below, batched from cached tensors.
