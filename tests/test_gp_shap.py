@@ -639,3 +639,24 @@ def test_interpolated_points_give_zero_not_negative_variances():
     variances = np.diagonal(e.covariance, axis1=1, axis2=2)
     assert variances.min() >= 0.0
     assert np.all(np.isfinite(e.stderr))
+
+
+@pytest.mark.parametrize("method", ["exact", "product", "sampled"])
+def test_the_covariance_of_a_small_gp_runs_on_one_blas_thread(method, monkeypatch):
+    # small training systems: one BLAS thread (as the cost guard prices them; threaded BLAS
+    # only synchronises on them, and a busy machine made the call 2x slower)
+    from kernelxai._threads import blas_threads
+    from kernelxai.explainers import gp_shap
+
+    route_class = {"exact": "ExactRoute", "product": "ProductRoute", "sampled": "SampledRoute"}[method]
+    seen = []
+    original = getattr(gp_shap, route_class).per_point
+
+    def per_point(self, X):
+        seen.append(blas_threads())
+        return original(self, X)
+
+    monkeypatch.setattr(getattr(gp_shap, route_class), "per_point", per_point)
+    X, y = _data()
+    e = explain_gp(_gp(X, y), X[:2], background=X[:8], method=method, random_state=0)
+    assert seen == [1] and e.covariance.shape == (2, X.shape[1], X.shape[1])
