@@ -192,10 +192,9 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
     max_terms = check_positive_int(max_terms, "max_terms")
     work_elements = check_positive_int(work_elements, "work_elements")
     key = (max_terms, work_elements)
-    names, values = _game_stamp(game)
-    store = game.__dict__.get(_ESTIMATE_ATTRIBUTE)
-    if (store is None or store["names"] != names or len(store["values"]) != len(values)
-            or any(x is not y for x, y in zip(store["values"], values))):
+    store = _current_store(game)
+    if store is None:
+        names, values = _game_stamp(game)
         store = {"names": names, "values": values, "estimates": {}}
     if key not in store["estimates"]:
         store["estimates"][key] = _probe_nodes(game, d, full, max_terms, work_elements)
@@ -249,6 +248,15 @@ def nodes_for_all(game) -> int | None:
     >>> estimate_nodes(g), nodes_for_all(g)   # the probe saw all 5 terms
     (8, 8)
     """
+    store = _current_store(game)
+    if store is None:
+        return None
+    complete = [nodes for nodes, _, _, whole in store["estimates"].values() if whole]
+    return min(complete) if complete else None
+
+
+def _current_store(game):
+    """The node estimates cached on ``game``, or None when there are none or the game changed since."""
     store = game.__dict__.get(_ESTIMATE_ATTRIBUTE) if hasattr(game, "__dict__") else None
     if store is None:
         return None
@@ -256,8 +264,7 @@ def nodes_for_all(game) -> int | None:
     if (store["names"] != names or len(store["values"]) != len(values)
             or any(x is not y for x, y in zip(store["values"], values))):
         return None
-    complete = [nodes for nodes, _, _, whole in store["estimates"].values() if whole]
-    return min(complete) if complete else None
+    return store
 
 
 def _game_stamp(game):

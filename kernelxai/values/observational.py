@@ -34,7 +34,6 @@ routes share the game's state and its cost model -- hence a little over 600 line
 
 from __future__ import annotations
 
-import functools
 import numbers
 
 import numpy as np
@@ -76,6 +75,16 @@ NYSTROM_RTOL = 1e-10
 #: Measured: at m = 200 the walk took half the batched route's time for one point and 0.6-0.7x
 #: for 100 (d = 6, 8); at m = 100 the batched route was faster, at m = 150 they were even.
 WALK_ROWS = 150
+
+def _numpy_side_blas(m):
+    """NumPy's BLAS on one thread beside SciPy's factorisations of large systems (m >= SMALL_SYSTEM).
+
+    NumPy and SciPy bundle one OpenBLAS each: while SciPy factorises a large system on every
+    thread, NumPy's idle pool must not spin (see LatticeGrams.matmul). Small systems run both
+    on one thread anyway (small_blas); then this does nothing.
+    """
+    return single_threaded_blas(enabled=m >= SMALL_SYSTEM)
+
 
 CME_SYSTEM = "K_S + m eta I"
 CME_ADVICE = "increase eta (the CME regularisation) or check the kernel and data for NaN"
@@ -246,12 +255,9 @@ class ObservationalGame(Game, LinearInCoefficients):
                 yield rows, gamma, M
             return
         block = max(1, self.max_elements // 4)
-        # NumPy's BLAS (the Grams) runs on one thread, SciPy's (the factorisations) on all: the two
-        # libraries' thread pools must not alternate (see LatticeGrams.matmul)
-        numpy_side = functools.partial(single_threaded_blas, enabled=m >= SMALL_SYSTEM)
         for k in progress_iter(range(len(Z)), "CME coalitions", progress=self.progress or None):
             S = Z[k]
-            with numpy_side():
+            with _numpy_side_blas(m):
                 K = kernel.coalition_gram(B, B, S, max_elements=block)
                 KX = kernel.coalition_gram(B, X, S, max_elements=block)
             solve = self._factor_in_place(K, lambda S=S: kernel.coalition_gram(B, B, S, max_elements=block))
@@ -259,7 +265,7 @@ class ObservationalGame(Game, LinearInCoefficients):
             del K, solve
             M = None
             if matrices:
-                with numpy_side():
+                with _numpy_side_blas(m):
                     M = kernel.coalition_gram(exp.X_train, B, ~S, max_elements=block) @ gamma
                     M *= kernel.coalition_gram(exp.X_train, X, S, max_elements=block)
                 M = M[None]
@@ -507,15 +513,14 @@ class ObservationalGame(Game, LinearInCoefficients):
         kernel, m = exp.kernel, len(B)
         block = max(1, self.max_elements // 4)
         out = np.empty((len(Z), self.n_instances))
-        numpy_side = functools.partial(single_threaded_blas, enabled=m >= SMALL_SYSTEM)  # see _prop3_blocks
         for k in progress_iter(range(len(Z)), "CME coalitions", progress=self.progress or None):
             S = Z[k]
-            with numpy_side():
+            with _numpy_side_blas(m):
                 K = kernel.coalition_gram(B, B, S, max_elements=block)
             solve = self._factor_in_place(K, lambda S=S: kernel.coalition_gram(B, B, S, max_elements=block))
             beta = solve(self._f_background - exp.intercept)
             del K, solve
-            with numpy_side():
+            with _numpy_side_blas(m):
                 out[k] = kernel.coalition_gram(X, B, S, max_elements=block) @ beta
         return out + exp.intercept
 
