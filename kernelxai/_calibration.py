@@ -44,7 +44,8 @@ from ._threads import blas_threads, single_threaded_blas
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["Work", "arithmetic_passes", "calibrate", "price", "threaded_blas", "time_model_calls"]
+__all__ = ["Work", "FACTOR_OPS", "arithmetic_passes", "calibrate", "kernel_factors", "price", "threaded_blas",
+           "time_model_calls"]
 
 _lock = threading.Lock()
 _rates: dict[str, float] | None = None
@@ -55,6 +56,14 @@ _GRAM_PROBE = (256, 256, 4)
 _BLAS_ORDER = 256
 _PASS_LENGTH = 2**14
 _STEPS = 200
+
+#: Elementwise operations one number of a per-feature Gram block counts for when
+#: ``flops_per_second`` overrides the calibration (see :func:`kernel_factors`): the difference,
+#: the scaling, the profile (an exponential for RBF and Laplace) and the temporaries' traffic,
+#: 11-31 measured on the development machine before the rates were calibrated.
+FACTOR_OPS = 16.0
+#: the per-feature factor probe: rows x columns x features, as ``feature_grams`` forms them
+_FACTOR_PROBE = (64, 128, 8)
 
 
 def _best(fn: Callable[[], object], repeat: int) -> float:
@@ -101,6 +110,18 @@ def _measure() -> dict[str, float]:
     with single_threaded_blas():  # one core's rate: steady when other work shares the machine
         blas = (2.0 * n**3 + n**3 / 3.0) / _best(lambda: (A @ A, np.linalg.cholesky(S)), 3)
 
+    p, q, f = _FACTOR_PROBE
+    U, V = rng.random((p, f)), rng.random((q, f))
+
+    def factors():  # k_l(u_l, v_l) of every pair and feature, as the kernels' ``feature_grams`` does
+        r = np.subtract(U[:, None, :], V[None, :, :])
+        np.multiply(r, r, out=r)
+        np.multiply(r, -0.5, out=r)
+        np.exp(r, out=r)
+
+    factors()
+    factor = _best(factors, 5) / (p * q * f)
+
     small = rng.random(64)
 
     def steps():
@@ -111,7 +132,8 @@ def _measure() -> dict[str, float]:
     step = _best(steps, 5) / _STEPS
     return {"elementwise_per_second": float(elementwise), "passes_per_second": float(passes),
             "blas_flops_per_second": float(blas), "blas_threads": blas_threads(),
-            "step_seconds": float(step), "calibration_seconds": time.perf_counter() - start}
+            "factor_seconds": float(factor), "step_seconds": float(step),
+            "calibration_seconds": time.perf_counter() - start}
 
 
 def calibrate(refresh: bool = False) -> dict[str, float | None]:
@@ -128,7 +150,8 @@ def calibrate(refresh: bool = False) -> dict[str, float | None]:
     dict
         ``elementwise_per_second`` (elementwise operations per second),
         ``passes_per_second`` (numbers of plain arithmetic passes in the cache, see
-        :func:`arithmetic_passes`), ``blas_flops_per_second`` (dense linear algebra on one thread), ``blas_threads``
+        :func:`arithmetic_passes`), ``factor_seconds`` (one number of a per-feature Gram block, see
+        :func:`kernel_factors`), ``blas_flops_per_second`` (dense linear algebra on one thread), ``blas_threads``
         (the BLAS threads large systems run on, see :func:`threaded_blas`), ``step_seconds`` (what one
         Python-level step costs beyond its arithmetic), ``calibration_seconds`` (how long
         measuring took) and ``flops_per_second``: the config's override (None unless set; when
@@ -185,6 +208,42 @@ def arithmetic_passes(numbers: float) -> float:
     if rates["flops_per_second"]:
         return float(numbers)
     return float(numbers) * rates["elementwise_per_second"] / rates["passes_per_second"]
+
+
+def kernel_factors(count: float) -> float:
+    """Elementwise operations that cost what ``count`` numbers of per-feature Gram blocks cost.
+
+    A per-feature kernel factor k_l(u_l, v_l) is a difference, a square, a scaling and an
+    exponential (RBF; the other profiles alike). How that compares with the elementwise probe
+    depends on the machine: the exponential's share differs several-fold between processors
+    (~1 ns a number with AVX-512, 5-9 ns on others). So the factors are timed themselves
+    (``factor_seconds``, on blocks formed as the kernels form them) and converted at the
+    elementwise rate; with ``flops_per_second`` set each counts :data:`FACTOR_OPS` operations.
+
+    Parameters
+    ----------
+    count : float
+        Numbers of per-feature Gram blocks formed (pairs x features).
+
+    Returns
+    -------
+    float
+        Elementwise operations of the same estimated cost.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai._calibration import FACTOR_OPS, kernel_factors
+    >>> with kx.config_context(flops_per_second=1e9):
+    ...     kernel_factors(1000.0) == 1000.0 * FACTOR_OPS
+    True
+    >>> kernel_factors(1000.0) > 0
+    True
+    """
+    rates = calibrate()
+    if rates["flops_per_second"]:
+        return float(count) * FACTOR_OPS
+    return float(count) * rates["factor_seconds"] * rates["elementwise_per_second"]
 
 
 def threaded_blas(blas_flops: float) -> float:

@@ -44,6 +44,9 @@ __all__ = ["n_nodes", "node_weights", "leave_two_out_product", "pair_block", "pr
 
 # the product route divides by factors only when they are normal numbers (above this)
 _SMALL_FACTOR = 1e-290
+#: Numbers of one block of terms by default (terms x nodes x d, about four arrays of them): the
+#: temporaries of :func:`pair_block` stay near the cache (2**22 measured 1.2-1.8x slower).
+_BLOCK_ELEMENTS = 2**18
 
 
 def n_nodes(d) -> int:
@@ -188,7 +191,7 @@ def product_interactions(game, index, max_elements, progress, *, division=True, 
     d, n = game.n_players, game.n_instances or 1
     t, s, nodew = node_weights(index, d)
     Q = len(t)
-    work = min(working_elements(16), 2**22) if max_elements is None else int(max_elements)
+    work = min(working_elements(16), _BLOCK_ELEMENTS) if max_elements is None else int(max_elements)
     pairs = np.zeros((n, d, d))
     single = np.zeros((n, d))
     v_full, v_empty, mass = np.zeros(n), np.zeros(n), np.zeros(n)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pandas.api.types import is_complex_dtype, is_float_dtype
 
-from .._calibration import Work
+from .._calibration import Work, kernel_factors
 from .._config import config_context, progress_enabled, working_elements
 from .._validation import (
     as_real_array,
@@ -47,7 +47,6 @@ from ..estimators.registry import check_cost
 from ..estimators.shapley import shapley_values
 from ..explanation import Explanation
 from ..kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
-from ..kernels.product_kernels import FACTOR_OPS
 from ..values.kernel_statistics import BLOCK_ELEMENTS, HSICGame, MMDGame
 
 if TYPE_CHECKING:
@@ -141,7 +140,7 @@ def mmd_test_work(N, d, B) -> Work:
     >>> bool(work.flops > 0) and work.blas_flops == 2.0 * 200 * 200 * 101
     True
     """
-    return Work(flops=float(N) * N * d * FACTOR_OPS, blas_flops=2.0 * N * N * (B + 1), steps=100.0 + 2.0 * B)
+    return Work(flops=kernel_factors(float(N) * N * d), blas_flops=2.0 * N * N * (B + 1), steps=100.0 + 2.0 * B)
 
 
 def hsic_test_work(n, dx, dy, B) -> Work:
@@ -169,7 +168,7 @@ def hsic_test_work(n, dx, dy, B) -> Work:
     True
     """
     # per permutation and block of rows: a permuted Gram block and its product (~15 numpy calls)
-    return Work(flops=float(n) * n * (FACTOR_OPS * (2 * dx + (B + 1) * dy) + 2.0 * (B + 1)),
+    return Work(flops=float(n) * n * (kernel_factors(2 * dx + (B + 1) * dy) + 2.0 * (B + 1)),
                 steps=200.0 + 15.0 * (B + 1))
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
+from .._calibration import FACTOR_OPS as _FACTOR_OPS
 from .._config import working_elements
 from .._validation import check_matrix
 from .lengthscales import check_lengthscale
@@ -42,12 +43,10 @@ if TYPE_CHECKING:
 __all__ = ["BLOCK_SHARE", "FACTOR_OPS", "gram_block_elements", "Kernel", "ProductKernel", "RBF", "Laplace", "Cauchy",
            "Categorical", "Product", "Constant", "ProductOf"]
 
-#: Elementwise operations (at :func:`kernelxai.calibrate`'s elementwise rate) that one number of
-#: a per-feature Gram block costs: the difference, the scaling, the profile (an exponential for
-#: RBF and Laplace) and the temporaries' memory traffic. Measured 11-31 on the development
-#: machine (``feature_grams`` and ``gram``, blocks of 40-443 x 100-443 rows, d = 1-10); the cost
-#: models of the routes that evaluate kernels count their kernel values with it.
-FACTOR_OPS = 16.0
+#: Elementwise operations one number of a per-feature Gram block counts for under a
+#: ``flops_per_second`` override; calibrated estimates time the factors themselves
+#: (:func:`kernelxai._calibration.kernel_factors`).
+FACTOR_OPS = _FACTOR_OPS
 
 
 #: Share of ``kx.config_context(max_memory=...)`` one block of a Gram tensor may take.

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._calibration import Work
+from .._calibration import Work, kernel_factors
 from .._config import working_elements
 from .._validation import check_positive_int, feature_names_of
 from ..games import HasUnitGames, LinearInCoefficients, ProductGame, UnitAbsentGame
-from ..kernels.product_kernels import FACTOR_OPS, gram_block_elements
+from ..kernels.product_kernels import gram_block_elements
 from ..models import as_expansion
 from .base import SMALL_TERMS, ValueFunction, register
 from .interventional import SumOfKernelGames, split_sum_expansion
@@ -83,7 +83,7 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
 
     def term_work(self) -> Work:
         """Kernel factors k(x_j, x_ij) of every point, training point and feature (elementwise)."""
-        return Work(flops=float(self.n_instances) * len(self.model.X_train) * self.n_players * FACTOR_OPS)
+        return Work(flops=kernel_factors(float(self.n_instances) * len(self.model.X_train) * self.n_players))
 
     def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         if max_elements is None:

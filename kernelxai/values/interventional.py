@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._calibration import Work, arithmetic_passes
+from .._calibration import Work, arithmetic_passes, kernel_factors
 from .._config import working_elements
 from .._threads import single_threaded_blas
 from .._validation import feature_names_in
@@ -39,7 +39,6 @@ from ..games import (
 )
 from ..games.product_games import GroupedProductGame
 from ..kernels import Constant, Linear
-from ..kernels.product_kernels import FACTOR_OPS
 from ..models.convert import as_expansion
 from ..models.expansion import KernelExpansion
 from ..parallel import reduce_rows
@@ -66,6 +65,10 @@ TABLE_MAX_PLAYERS = 16
 _POINT_BLOCK_ELEMENTS = 2**15
 #: Training points per pass of a mean-embedding sum hold at most this many numbers (at least one point).
 _SUM_BLOCK_ELEMENTS = 2**17
+#: Numbers in one block of the absent features' products (coalitions x rows x training points).
+_ABSENT_BLOCK_ELEMENTS = 2**18
+#: Passes over (2**d, n) arrays a worth table makes besides its rows' and points' (cost model).
+_TABLE_PASSES = 8
 
 
 def _subset_products(G, out):
@@ -148,7 +151,9 @@ def _absent_sums(job, B):
     """sum_b prod_{l not in S_k} k_l(b_l, x_il) for the coalitions S_k: (c, n)."""
     absent = job.absent
     (c, d), n = absent.shape, len(job.X_train)
-    step = max(1, job.max_elements // (n * (c + d)))
+    # rows per block: the products (c, rows, n) stay near the cache -- each feature's pass over
+    # them reads and writes them again (measured 2-3x faster than one block of 58 MB)
+    step = max(1, min(job.max_elements // (n * (c + d)), _ABSENT_BLOCK_ELEMENTS // (c * n)))
     out = np.zeros((c, n))
     for rows, G in _gram_blocks(job.kernel, B, job.X_train, step):
         P = np.ones((c, rows.stop - rows.start, n))
@@ -286,11 +291,17 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         return len(self.expansion.X_train) * len(self.background) + 1
 
     def evaluation_flops(self, n_coalitions) -> float:
-        """Tabulating all 2**d worths costs ~(m + 2 n_x) n 2**d; single coalitions ~(m + n_x) n d each."""
+        """Tabulating all 2**d worths costs ~(m + 2 n_x + 8) n 2**d; single coalitions ~(m + n_x) n d each.
+
+        The table's 8 n 2**d besides its rows and points: passes over arrays of all subsets by
+        training point, whatever m and n_x -- zeroing and adding up the sums, their transposed
+        copy, the division by m, the complements' gather and the product with alpha (at
+        d = 10 and n = 383, 3 MB each, a third of a 3-point call's time).
+        """
         d, n, m, nx = self.n_players, len(self.expansion.X_train), len(self.background), self.n_instances
         direct = float(n_coalitions) * (m + nx) * n * (d + 2)
         if d <= TABLE_MAX_PLAYERS and 4 * n_coalitions >= 2**d:
-            return min(direct, float(m + 2 * nx) * n * 2**d + 2.0**d * d * (m + nx))
+            return min(direct, float(m + 2 * nx + _TABLE_PASSES) * n * 2**d + 2.0**d * d * (m + nx))
         return direct
 
     def evaluation_work(self, n_coalitions) -> Work:
@@ -434,7 +445,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         """Kernel factors of (point, training point) and (training point, background row) pairs,
         and the copies that pair each point's factors with every background row."""
         d, n, m, nx = self.n_players, len(self.expansion.X_train), len(self.background), self.n_instances
-        return Work(flops=float(nx * n + n * m) * d * FACTOR_OPS + arithmetic_passes(4.0 * nx * n * m * d))
+        return Work(flops=kernel_factors(float(nx * n + n * m) * d) + arithmetic_passes(4.0 * nx * n * m * d))
 
     def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         """Terms (i, b): a = k(x, x_i) per feature, c = k(b, x_i) per feature, w = alpha_i / m.

@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._calibration import Work, arithmetic_passes
+from .._calibration import Work, arithmetic_passes, kernel_factors
 from ..games import UnitAbsentGame
-from ..kernels.product_kernels import FACTOR_OPS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -108,7 +107,7 @@ class MMDGame(UnitAbsentGame):
     def term_work(self) -> Work:
         """Kernel factors of every unordered pair of the pooled sample, and the pairs' selection."""
         pairs = len(self.U) ** 2 / 2.0
-        return Work(flops=pairs * self.n_players * FACTOR_OPS + arithmetic_passes(6.0 * pairs * self.n_players))
+        return Work(flops=kernel_factors(pairs * self.n_players) + arithmetic_passes(6.0 * pairs * self.n_players))
 
     def iter_terms(self, max_elements=BLOCK_ELEMENTS) -> Iterator[tuple]:
         U, N, d = self.U, len(self.U), self.n_players
@@ -180,7 +179,7 @@ class HSICGame(UnitAbsentGame):
         """Kernel factors of both sides for every unordered pair of rows, and the pairs' selection."""
         pairs = len(self.A) ** 2 / 2.0
         sides = self.n_players + np.shape(self.B)[1] if np.ndim(self.B) == 2 else self.n_players + 1
-        return Work(flops=pairs * sides * FACTOR_OPS + arithmetic_passes(6.0 * pairs * (self.n_players + 1)))
+        return Work(flops=kernel_factors(pairs * sides) + arithmetic_passes(6.0 * pairs * (self.n_players + 1)))
 
     def iter_terms(self, max_elements=BLOCK_ELEMENTS) -> Iterator[tuple]:
         A, n, d = self.A, len(self.A), self.n_players
