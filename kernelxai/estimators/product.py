@@ -57,11 +57,11 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .._config import working_elements
+from .._threads import with_helpers
 from .._validation import check_choice, check_positive_int
 from ..games import ProductGame
 from .common import progress_bar
@@ -296,13 +296,7 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
                 bar.update(len(w))
 
     with progress_bar(None, f"product Shapley ({route})", "term", progress) as bar:
-        if n_jobs == 1:
-            work()
-        else:
-            with ThreadPoolExecutor(n_jobs) as pool:
-                futures = [pool.submit(work) for _ in range(n_jobs)]
-                for f in futures:
-                    f.result()
+        with_helpers(work, n_jobs)
     if return_bound:
         return phi, base, worst[0]
     return phi, base
