@@ -306,6 +306,11 @@ def test_the_calibration_is_cached_and_overridden_by_flops_per_second():
     first = kx.calibrate()
     assert kx.calibrate()["elementwise_per_second"] == first["elementwise_per_second"]  # measured once
     assert first["calibration_seconds"] < 0.5
+    assert first["factor_seconds"] > 0              # kernel factors are timed, not assumed
+    from kernelxai._calibration import FACTOR_OPS, kernel_factors
+    assert kernel_factors(1e6) == pytest.approx(1e6 * first["factor_seconds"] * first["elementwise_per_second"])
+    with kx.config_context(flops_per_second=1e9):
+        assert kernel_factors(1e6) == 1e6 * FACTOR_OPS
     with kx.config_context(flops_per_second=1e9):
         game = kx.ProductGame(np.ones((1, 4, 3)), np.ones((1, 4, 3)), np.ones((1, 4)))
         cost = kx.estimate_cost(game, "exact")
