@@ -10,8 +10,10 @@ good. :func:`single_threaded_blas` shares one limit among all threads: the
 first thread to enter records the original limits and sets 1, the last to
 leave restores them; nesting and concurrent use are safe.
 
-The process-wide lock and counter below are the only state, and they mirror
-state that already is process-wide (the native libraries' thread counts).
+The process-wide lock and counter below, and the pool of helper threads of
+:func:`with_helpers` (started once, kept for the process), are the only state,
+and they mirror state that already is process-wide (the native libraries'
+thread counts, the process's threads).
 Finding the loaded libraries (reading ``/proc/self/maps``) takes ~3 ms, more
 than a small explanation; threadpoolctl >= 3.8 keeps one controller and finds
 them again only when the number of imported modules changes
@@ -231,8 +233,9 @@ def with_helpers(work: Callable[[], None], n_jobs: int) -> None:
                 _helpers["pool"].shutdown(wait=False)
             _helpers["pool"] = ThreadPoolExecutor(n_jobs - 1, thread_name_prefix="kernelxai-helper")
             _helpers["size"] = n_jobs - 1
-        pool = _helpers["pool"]
-    futures = [pool.submit(work) for _ in range(n_jobs - 1)]
+        # submitted under the lock: a pool replaced by a larger one is shut down only after
+        # (and still runs) what was submitted to it
+        futures = [_helpers["pool"].submit(work) for _ in range(n_jobs - 1)]
     error = None
     try:
         work()
