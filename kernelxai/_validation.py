@@ -7,6 +7,7 @@ what is accepted.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Any
 
@@ -129,8 +130,13 @@ def feature_names_of(X) -> list[str] | None:
 
 
 def default_feature_names(d) -> list[str]:
-    """The names kernelxai gives unnamed features: ``["x0", "x1", ...]``."""
-    return [f"x{j}" for j in range(int(d))]
+    """The names kernelxai gives unnamed features: ``["x0", "x1", ...]`` (a new list each call)."""
+    return list(_default_names(int(d)))
+
+
+@functools.lru_cache(maxsize=64)
+def _default_names(d):
+    return tuple(f"x{j}" for j in range(d))
 
 
 def _string_columns(X):

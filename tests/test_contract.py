@@ -186,7 +186,12 @@ def test_one_player(name):
 def test_every_estimator_declares_its_contract():
     for name, est in estimators().items():
         assert est.name == name and est.description
-        assert isinstance(est.exact, bool)
+        assert isinstance(est.exact, bool) and isinstance(est.uses_rng, bool)
+        if not est.uses_rng:   # it says it draws nothing: it runs without a generator
+            game = game_for(name, np.random.default_rng(0), 4)
+            options = est.resolve_options({})
+            np.testing.assert_array_equal(est.run(game, None, options).values,
+                                          est.run(game, np.random.default_rng(0), options).values)
         assert inspect.isclass(est.requires)
         if not est.exact:
             assert "budget" in est.accepted_options()

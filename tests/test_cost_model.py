@@ -19,8 +19,9 @@ import pytest
 
 import kernelxai as kx
 from kernelxai import product
+from kernelxai._config import working_elements
 from kernelxai.estimators import get_estimator, quadrature_kernel, quadrature_numba
-from kernelxai.estimators.term_tasks import PROBE_TERMS, nodes_for_all
+from kernelxai.estimators.term_tasks import PROBE_TERMS, nodes_for_all, probed
 from kernelxai.explain import build_game
 from kernelxai.games import SumOfProductGames
 from kernelxai.models import KernelExpansion
@@ -259,12 +260,33 @@ def test_the_estimate_is_cached_on_the_game_and_not_stale():
     first = kx.estimate_cost(game, "product")
     assert kx.estimate_cost(game, "product") == first
     assert kx.shapley_values(game, "product").meta["estimated_seconds"] == first["seconds"]
-    assert len(calls) == 2  # the probe once, the route once
+    assert len(calls) == 1  # the probe saw the whole game (one task): the route takes its tasks (#25)
     # rebinding the factors drops the cache: the new factors need more nodes
     q = product.estimate_nodes(game)
     game._a = np.exp(-3.0 * rng.random(game._a.shape))
     assert product.estimate_nodes(game) > q
-    assert len(calls) == 3
+    assert len(calls) == 2
+    kx.shapley_values(game, "product")
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("value", ["functional_baseline", "interventional"])
+def test_a_probed_small_game_gives_the_same_bits_from_the_probes_tasks(value):
+    # one point (one task): the cost estimate's probe forms every task and the route reuses them
+    probed_game, fresh_game = rbf_game(50, n_x=1, value=value), rbf_game(50, n_x=1, value=value)
+    calls = []
+    inner = probed_game.iter_terms
+    probed_game.iter_terms = lambda *a, **k: calls.append(1) or inner(*a, **k)
+    q = product.estimate_nodes(probed_game)
+    nodes, tasks = probed(probed_game, working_elements(8), product.WORK_ELEMENTS)
+    assert nodes == q and tasks and calls == [1]
+    with_probe = product.product_shapley(probed_game)
+    assert calls == [1]     # the route asked the game for nothing
+    without = product.product_shapley(fresh_game)
+    assert np.array_equal(with_probe[0], without[0]) and np.array_equal(with_probe[1], without[1])
+    # another block size: the route forms its own tasks
+    product.product_shapley(probed_game, max_elements=working_elements(8) // 2)
+    assert calls == [1, 1]
 
 
 # --------------------------------------------------------------------------- #

@@ -28,6 +28,7 @@ class Exact(Estimator):
     name = "exact"
     aliases = ("brute",)
     exact = True
+    uses_rng = False
     auto = True
     description = "enumeration of all 2**d coalitions"
 

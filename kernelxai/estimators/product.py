@@ -83,9 +83,9 @@ from .pkex_routes import (
     psi_stable,
 )
 from .product_reference import reference_shapley
-from .quadrature_kernel import WORK_ELEMENTS, Workspace, psi_quadrature, quadrature_block
+from .quadrature_kernel import WORK_ELEMENTS, psi_quadrature, quadrature_block, thread_workspace
 from .quadrature_numba import BACKENDS, numba_kernels, quadrature_contrib_numba
-from .term_tasks import estimate_nodes, estimate_nodes_detail, iter_tasks, nodes_for_all, summands, task_terms
+from .term_tasks import count_tasks, estimate_nodes, estimate_nodes_detail, iter_tasks, probed, summands
 
 __all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
            "shapley_weights_exact", "reference_shapley", "estimate_nodes", "ROUTES", "BACKENDS",
@@ -116,10 +116,9 @@ def _jobs_for(game, route, work_elements, n_jobs):
 
     Counts every instance's terms as its own (an upper bound where instances share terms).
     """
-    terms = game.n_terms()
-    if n_jobs == 1 or terms is None:
+    tasks = None if n_jobs == 1 else count_tasks(game, route, work_elements)
+    if tasks is None:
         return n_jobs
-    tasks = -(-int(terms) * (game.n_instances or 1) // task_terms(game.n_players, route, work_elements))
     return max(1, min(n_jobs, tasks))
 
 
@@ -226,9 +225,10 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     if max_elements is None:
         max_elements = working_elements(8)
     psi_of = _PSI[route]
-    # a small game's terms were all seen by the cost estimate's node probe: its count serves every task
-    nodes = nodes_for_all(game) if route == "quadrature" else None
-    tasks = enumerate(iter_tasks(game, route, max_elements, work_elements))
+    # a small game's terms were all seen by the cost estimate's node probe: its count serves every
+    # task, and its tasks (when cut as this call would) are taken as they are
+    nodes, kept = probed(game, max_elements, work_elements) if route == "quadrature" else (None, None)
+    tasks = enumerate(kept if kept is not None else iter_tasks(game, route, max_elements, work_elements))
     # Each task's sums are added in task order, whichever thread finished it first: the
     # result is bit-for-bit that of one thread (parts wait in `pending` until their turn).
     phi = np.zeros((n, d))
@@ -236,12 +236,12 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     pending = {}
     turn = [0]
     lock = threading.Lock()
-    failed = threading.Event()
+    failed = []   # set by the first task that raises: the others stop taking tasks
     worst = [0.0]
 
     def work():
-        space = Workspace(work_elements)
-        while not failed.is_set():
+        space = thread_workspace(work_elements)
+        while not failed:
             with lock:
                 index, task = next(tasks, (None, None))
             if task is None:
@@ -275,7 +275,7 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
                     prod_c = None if c is None else np.prod(c, axis=1)
                     axis = 0
             except BaseException:
-                failed.set()
+                failed.append(True)
                 raise
             if prod_c is None:
                 prod_c = np.ones(len(w))

@@ -48,7 +48,7 @@ from .pkex_routes import DEFAULT_TOLERANCE
 from .product import product_shapley
 from .quadrature_kernel import WORK_ELEMENTS
 from .registry import Cost, Estimator, EstimatorResult, Option, register
-from .term_tasks import PROBE_TERMS, estimate_nodes_detail, nodes_for_all, summands, task_terms
+from .term_tasks import PROBE_TERMS, count_tasks, estimate_nodes_detail, nodes_for_all, summands
 
 __all__ = ["Quadrature", "Stable", "Newton"]
 
@@ -61,6 +61,7 @@ TASK_STEPS = 40.0
 class _ProductRoute(Estimator):
     requires = ProductGame
     exact = True
+    uses_rng = False
     route = "quadrature"
     #: floating-point operations per term and player, as a function of d
     options = {
@@ -83,7 +84,7 @@ class _ProductRoute(Estimator):
         # the route's passes stay in the cache (see arithmetic_passes); forming the terms is the game's
         passes = arithmetic_passes(float(terms) * n * per_term)
         # per task of terms: the node count and the blocks' set-up, a few dozen numpy calls
-        tasks = -(-int(terms) * n // task_terms(d, self.route, WORK_ELEMENTS))
+        tasks = count_tasks(game, self.route, WORK_ELEMENTS)
         formed = game.term_work()
         if self.route == "quadrature" and terms:
             # the node-count probe forms the first terms too (up to PROBE_TERMS of them)

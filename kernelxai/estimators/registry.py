@@ -413,6 +413,9 @@ class Estimator:
     #: the game type this estimator needs (a class from kernelxai.games)
     requires = Game
     exact = True
+    #: does :meth:`run` draw random numbers? False: it is given ``rng=None`` when no seed was
+    #: asked for (seeding a generator from the operating system costs ~0.05 ms a call, #25)
+    uses_rng = True
     #: may method="auto" choose it?
     auto = False
     #: one line for listings and error messages

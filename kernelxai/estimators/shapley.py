@@ -212,7 +212,7 @@ def run_resolved(game, est, why, resolved, seed, cost) -> Explanation:
     ``meta["estimated_seconds"]`` (NaN) -- for a part of a call whose whole cost was
     estimated and checked once (a chunk of rows, :mod:`kernelxai.parallel`).
     """
-    rng = check_rng(seed)
+    rng = None if seed is None and not est.uses_rng else check_rng(seed)
     if cost is None:
         resolved = dict(resolved, progress=False)
         with config_context(progress=False):

@@ -14,21 +14,22 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .._config import working_elements
 from .._validation import check_positive_int
 from ..games import ProductGame, SumOfProductGames
-from .gauss_legendre import node_count
-from .quadrature_kernel import WORK_ELEMENTS, Workspace, transposed
+from .gauss_legendre import node_count, unit_node_count
+from .quadrature_kernel import WORK_ELEMENTS, thread_workspace, transposed
 
-__all__ = ["iter_tasks", "task_terms", "estimate_nodes", "estimate_nodes_detail", "nodes_for_all", "probe_terms",
-           "summands", "PROBE_TERMS"]
+__all__ = ["iter_tasks", "task_terms", "count_tasks", "estimate_nodes", "estimate_nodes_detail", "nodes_for_all",
+           "probed", "probe_terms", "summands", "PROBE_TERMS"]
 
 
 def _is_one(c):
     if c.size == 0:
         return True
-    if c.flat[0] != 1.0:  # kernel values of absent features are rarely all 1: settle it early
+    if c[(0,) * c.ndim] != 1.0:  # kernel values of absent features are rarely all 1: settle it early
         return False
-    if all(st == 0 for st in c.strides):
+    if not any(c.strides):  # one number broadcast (a game's "absent factors 1")
         return True
     return bool(np.all(c == 1.0))
 
@@ -45,6 +46,14 @@ def task_terms(d, route, work_elements) -> int:
     return max(1, 16 * work_elements // (d * d))  # the recursions loop over d in Python: larger tasks amortise it
 
 
+def count_tasks(game, route, work_elements) -> int | None:
+    """Tasks :func:`iter_tasks` cuts ``game`` into (an upper bound where instances share terms), or None."""
+    terms = game.n_terms()
+    if terms is None:
+        return None
+    return -(-int(terms) * (game.n_instances or 1) // task_terms(game.n_players, route, work_elements))
+
+
 def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
     """Yield (rows, per_instance, starts, w, a, c) tasks of at most ~work_elements numbers.
 
@@ -57,7 +66,8 @@ def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
     step = task_terms(d, route, work_elements)
     for rows, w, a, c in game.iter_terms(max(d, max_elements // 4)):
         a, c, w = np.asarray(a, dtype=float), np.asarray(c, dtype=float), np.asarray(w, dtype=float)
-        shape = np.broadcast_shapes(a.shape, c.shape, w.shape + (1,))
+        shape = a.shape if a.shape == c.shape and w.shape == a.shape[:2] else \
+            np.broadcast_shapes(a.shape, c.shape, w.shape + (1,))
         K, R = shape[0], shape[1]
         if R == 0:
             continue
@@ -72,8 +82,10 @@ def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
             cc = None if c is None else c[lo:hi]
             if per_instance:
                 first, last = lo // R, (hi - 1) // R
-                bounds = np.arange(first, last + 1) * R
-                starts = np.maximum(bounds, lo) - lo
+                if first == last:  # the task holds terms of one instance
+                    starts = np.zeros(1, dtype=np.intp)
+                else:
+                    starts = np.maximum(np.arange(first, last + 1) * R, lo) - lo
                 task_rows = slice(start + first, start + last + 1)
             else:
                 starts, task_rows = None, rows
@@ -192,12 +204,15 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
     max_terms = check_positive_int(max_terms, "max_terms")
     work_elements = check_positive_int(work_elements, "work_elements")
     key = (max_terms, work_elements)
-    store = _current_store(game)
+    stamp = _game_stamp(game)
+    store = _current_store(game, stamp)
     if store is None:
-        names, values = _game_stamp(game)
-        store = {"names": names, "values": values, "estimates": {}}
+        store = {"names": stamp[0], "values": stamp[1], "estimates": {}}
     if key not in store["estimates"]:
-        store["estimates"][key] = _probe_nodes(game, d, full, max_terms, work_elements)
+        *found, kept = _probe_nodes(game, d, full, max_terms, work_elements)
+        store["estimates"][key] = tuple(found)
+        if kept is not None:
+            store.setdefault("tasks", {})[kept[0]] = kept[1]
         try:
             setattr(game, _ESTIMATE_ATTRIBUTE, store)
         except AttributeError:  # pragma: no cover - a game that takes no attributes: no cache
@@ -255,12 +270,33 @@ def nodes_for_all(game) -> int | None:
     return min(complete) if complete else None
 
 
-def _current_store(game):
-    """The node estimates cached on ``game``, or None when there are none or the game changed since."""
+def probed(game, max_elements, work_elements) -> tuple[int | None, list | None]:
+    """(:func:`nodes_for_all`, the tasks the probe formed) of ``game``, each None when not known.
+
+    A probe that looked at every term of a game (a game of one task: one
+    explained point, say) cut them into the very tasks the quadrature route
+    would, with the route's default block size, and kept them: the route
+    takes them (``max_elements`` and ``work_elements`` as the probe's) rather
+    than asking the game for its terms again -- on a one-point call that
+    second pass costs a tenth of the call (#25). The tasks are the same
+    objects, so the result is bit for bit the one without a probe.
+    """
+    store = _current_store(game)
+    if store is None:
+        return None, None
+    complete = [nodes for nodes, _, _, whole in store["estimates"].values() if whole]
+    return (min(complete) if complete else None), store.get("tasks", {}).get((max_elements, work_elements))
+
+
+def _current_store(game, stamp=None):
+    """The node estimates cached on ``game``, or None when there are none or the game changed since.
+
+    ``stamp``: :func:`_game_stamp` of the game, when the caller has it.
+    """
     store = game.__dict__.get(_ESTIMATE_ATTRIBUTE) if hasattr(game, "__dict__") else None
     if store is None:
         return None
-    names, values = _game_stamp(game)
+    names, values = _game_stamp(game) if stamp is None else stamp
     if (store["names"] != names or len(store["values"]) != len(values)
             or any(x is not y for x, y in zip(store["values"], values))):
         return None
@@ -310,9 +346,13 @@ def summands(game) -> list:
 
 
 def _probe_nodes(game, d, full, max_terms, work_elements):
-    """(nodes, terms seen, general, whether the count holds for every term of the game)."""
+    """(nodes, terms seen, general, whether the count holds for every term, kept tasks or None).
+
+    Kept tasks: ``((max_elements, work_elements), tasks)`` when the probe cut
+    the whole game into the route's own tasks (see :func:`probed`).
+    """
     if full == 1:
-        return 1, 0, True, True
+        return 1, 0, True, True, None
     parts = summands(game)
     if len(parts) > 1:  # each part's first terms (its own cache): the largest count, all terms seen
         found = []
@@ -320,32 +360,50 @@ def _probe_nodes(game, d, full, max_terms, work_elements):
             estimate_nodes_detail(part, max_terms, work_elements)
             found.append(part.__dict__[_ESTIMATE_ATTRIBUTE]["estimates"][(max_terms, work_elements)])
         return (max(q for q, _, _, _ in found), sum(k for _, k, _, _ in found),
-                any(g for _, _, g, _ in found), all(w for _, _, _, w in found))
+                any(g for _, _, g, _ in found), all(w for _, _, _, w in found), None)
+    terms = game.n_terms()
+    total = None if terms is None else int(terms) * (game.n_instances or 1)
+    # the whole game: probe it in the route's own blocks and tasks, and keep them for the route
+    route_elements = working_elements(8) if total is not None and max_terms >= total else None
+    kept = None if route_elements is None else []
     nodes, seen, general, whole = 0, 0, False, True
-    space = Workspace(work_elements)
-    tasks = iter_tasks(game, "quadrature", 4 * max_terms * d, work_elements)
+    space = thread_workspace(work_elements)
+    tasks = iter_tasks(game, "quadrature", route_elements or 4 * max_terms * d, work_elements)
     try:
-        for _, _, _, _, a, c in tasks:
+        for task in tasks:
+            if kept is not None:
+                kept.append(task)
+            a, c = task[4], task[5]
             take = min(len(a), max_terms - seen)
             whole = whole and take == len(a)
             a, c = a[:take], None if c is None else c[:take]
-            M = a.shape[0]
-            # as quadrature_block forms them: (d, M) factors, their differences, two scratch arrays
-            D, F, G = (space.get(name, d, M) for name in ("D", "F", "G"))
-            A = transposed(a, "A", space)
-            C = None if c is None else transposed(c, "C", space)
-            np.subtract(A, 1.0 if C is None else C, out=D)
-            nodes = max(nodes, node_count(A, C, D, d, F, G))
-            general = general or C is not None
+            general = general or c is not None
             seen += take
-            if nodes >= full:  # the most any term needs: the count holds for all
-                return nodes, seen, general, True
-            if seen >= max_terms:  # all seen only if there can be no more (not formed to find out)
-                terms = game.n_terms()
-                whole = whole and terms is not None and seen >= terms * (game.n_instances or 1)
+            if nodes < full:
+                nodes = max(nodes, _task_nodes(a, c, d, space))
+            if nodes >= full and kept is None:  # the most any term needs: the count holds for all
+                return nodes, seen, general, True, None
+            if seen >= max_terms and kept is None:  # all seen only if there can be no more (not formed)
+                whole = whole and total is not None and seen >= total
                 break
     finally:
         tasks.close()
     if seen == 0:
-        return full, 0, True, True
-    return nodes, seen, general, whole
+        return full, 0, True, True, None
+    if kept is not None:  # the generator ran out: every term was seen (instances may share terms)
+        kept = ((route_elements, work_elements), kept) if whole else None
+    return nodes, seen, general, whole, kept
+
+
+def _task_nodes(a, c, d, space):
+    """The node count the quadrature kernel chooses for the terms (a, c) of one task."""
+    count = unit_node_count(a, d) if c is None else None   # absent factors 1: reductions of a, no copy
+    if count is None:
+        # as quadrature_block forms them: (d, M) factors, their differences, two scratch arrays
+        M = a.shape[0]
+        D, F, G = (space.get(name, d, M) for name in ("D", "F", "G"))
+        A = transposed(a, "A", space)
+        C = None if c is None else transposed(c, "C", space)
+        np.subtract(A, 1.0 if C is None else C, out=D)
+        count = node_count(A, C, D, d, F, G)
+    return count

@@ -201,7 +201,10 @@ class Explanation:
         n_features = size.get("feature", 1)
         if feature_names is None:
             feature_names = [f"x{j}" for j in range(n_features)]
-        feature_names = [str(f) for f in np.atleast_1d(np.asarray(feature_names, dtype=object))]
+        if isinstance(feature_names, (list, tuple)) and all(type(f) is str for f in feature_names):
+            feature_names = list(feature_names)   # as kernelxai's games hold them: no array round trip
+        else:
+            feature_names = [str(f) for f in np.atleast_1d(np.asarray(feature_names, dtype=object))]
         if len(feature_names) != n_features:
             raise ValueError(
                 f"feature_names has {len(feature_names)} entries; values have {n_features} feature(s)"

@@ -8,6 +8,7 @@ feature) to the kernels (:mod:`kernelxai.kernels.product_kernels`,
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -20,6 +21,8 @@ __all__ = ["check_lengthscale", "median_heuristic", "as_lengthscale"]
 
 def check_lengthscale(lengthscale, name="lengthscale") -> float | np.ndarray:
     """A validated lengthscale: a positive finite float, or a 1-D array of them (one per feature)."""
+    if isinstance(lengthscale, (float, np.floating)) and 0.0 < lengthscale < math.inf:
+        return float(lengthscale)   # the common case, without making an array of it
     ls = np.asarray(lengthscale, dtype=float)
     if ls.ndim > 1 or ls.size == 0:
         raise ValueError(f"{name} must be a positive number or a 1-D array of them; got shape {ls.shape}")

@@ -136,7 +136,7 @@ class ProductKernel(Kernel):
     is_product = True
 
     # ---------------------------------------------------------------- public
-    def feature_grams(self, A, B=None, features=None) -> np.ndarray:
+    def feature_grams(self, A, B=None, features=None, *, check=True) -> np.ndarray:
         """Per-feature Gram tensor G[a, b, j] = k_j(A[a, j], B[b, j]).
 
         Parameters
@@ -145,12 +145,19 @@ class ProductKernel(Kernel):
         B : array (nb, d), default A
         features : sequence of int, optional
             Only these features (in this order); default all.
+        check : bool, default True
+            False: ``A`` and ``B`` are 2-D float64 arrays already checked
+            (finite, as wide as the kernel), as a kernel expansion and the
+            points its value functions validated are. Their scan is skipped:
+            for one explained point against n training points it costs a
+            fifth of forming the tensor.
 
         Returns
         -------
         ndarray (na, nb, len(features))
         """
-        A, B = self._check_pair(A, B)
+        if check or B is None:
+            A, B = self._check_pair(A, B)
         feats = self._features(A.shape[1], features)
         return self._block(A, B, feats)
 
@@ -227,7 +234,11 @@ class _Stationary(ProductKernel):
             diff = np.subtract(A[:, None, :], B[None, :, :])   # all features: no copies of A and B
         else:
             diff = A[:, None, feats] - B[None, :, feats]
-        diff /= self._scales(feats)
+        return self._scaled_profile(diff, self._scales(feats))
+
+    def _scaled_profile(self, diff, scales) -> np.ndarray:
+        """The profile of ``diff / scales``, overwriting ``diff`` (a fresh float array)."""
+        diff /= scales
         return self._profile_inplace(diff)
 
     def _profile_inplace(self, r) -> np.ndarray:
@@ -288,6 +299,14 @@ class RBF(_Stationary):
         np.multiply(r, r, out=r)
         r *= -0.5
         return np.exp(r, out=r)
+
+    def _scaled_profile(self, diff, scales) -> np.ndarray:
+        # exp(diff^2 * (-1 / (2 l^2))): the lengthscales folded into one multiplication, no
+        # division pass (a third of the time of a one-point Gram tensor, #25); the exponent
+        # differs from (diff / l)^2 / 2 in its last bits only
+        np.multiply(diff, diff, out=diff)
+        diff *= -0.5 / (scales * scales)
+        return np.exp(diff, out=diff)
 
     def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         """K_S(A, B) = exp(-||a_S - b_S||^2_l / 2) with the squared distances from one matrix product.

@@ -94,7 +94,7 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
             # one block (as iter_feature_grams would yield it), computed once: the product
             # route's node-count probe reads these terms before the route sums them
             if self._kx_term_cache is None:
-                G = self.model.kernel.feature_grams(self.X, self.model.X_train)
+                G = self.model.kernel.feature_grams(self.X, self.model.X_train, check=False)   # both checked
                 G.flags.writeable = False
                 self._kx_term_cache = G
             G = self._kx_term_cache

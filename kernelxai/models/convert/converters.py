@@ -201,6 +201,7 @@ class Converter:
 
 
 _REGISTRY: dict[str, Converter] = {}
+_ORDER: list[Converter] = []   # the registered converters in the order they are tried
 
 
 def register(converter: Converter) -> Converter:
@@ -244,6 +245,7 @@ def register(converter: Converter) -> Converter:
         raise ValueError(f"converter {converter.name!r}: its default output {converter.default!r} "
                          f"is not one of its outputs {converter.outputs}")
     _REGISTRY[converter.name] = converter
+    _ORDER.clear()
     return converter
 
 
@@ -262,8 +264,10 @@ def registered() -> list[Converter]:
     >>> [c.name for c in registered()]
     ['kernelxai', 'kernelxai_logistic', 'sklearn_kernel_ridge', ...]
     """
-    order = list(_REGISTRY)
-    return sorted(_REGISTRY.values(), key=lambda c: (c.priority, order.index(c.name)))
+    if not _ORDER:  # sorted once per registration, not on every conversion
+        order = list(_REGISTRY)
+        _ORDER.extend(sorted(_REGISTRY.values(), key=lambda c: (c.priority, order.index(c.name))))
+    return list(_ORDER)
 
 
 def get(name: str) -> Converter:
