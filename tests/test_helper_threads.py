@@ -73,3 +73,23 @@ def test_the_first_error_is_raised_after_the_helpers_return():
     with pytest.raises(ValueError, match="first copy"):
         with_helpers(work, 2)
     with_helpers(lambda: None, 1)   # one thread: no pool needed
+
+
+def test_each_thread_keeps_one_workspace_between_calls():
+    # a fresh workspace maps and touches its arrays page by page: a one-point call would pay it each time
+    from kernelxai.estimators.quadrature_kernel import WORK_ELEMENTS, thread_workspace
+
+    mine = thread_workspace()
+    assert thread_workspace() is mine and thread_workspace(WORK_ELEMENTS) is mine
+    assert thread_workspace(WORK_ELEMENTS // 2) is not mine          # another size: a workspace of its own
+    theirs = []
+    worker = threading.Thread(target=lambda: theirs.append(thread_workspace()))
+    worker.start()
+    worker.join()
+    assert theirs[0] is not mine                                       # threads never share one
+    # the quadrature keeps using it: its buffers stay the same objects from call to call
+    game = _game(n=1, terms=500)
+    product_shapley(game, n_jobs=1)
+    buffers = {name: id(flat) for name, flat in mine._flat.items()}
+    product_shapley(game, n_jobs=1)
+    assert buffers and {name: id(flat) for name, flat in mine._flat.items()} == buffers

@@ -271,3 +271,16 @@ def test_library_reference_matches_the_test_reference_and_brute_force(mp_nodes):
                                kx.shapley_values(general, method="exact").values, atol=1e-14)
     with pytest.raises(ValueError, match="max_work"):
         reference_shapley(g, max_work=10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(d=st.integers(3, 80), terms=st.integers(1, 60), low=st.floats(0.0, 0.99),
+       power=st.floats(0.1, 6.0), seed=st.integers(0, 2**31))
+def test_unit_node_count_is_the_kernels_count_without_a_copy(d, terms, low, power, seed):
+    # the probe counts nodes of terms with absent factors 1 from a as it comes (#25): same count
+    from kernelxai.estimators.gauss_legendre import node_count, unit_node_count
+
+    a = np.random.default_rng(seed).uniform(low, 1.0, size=(terms, d)) ** power
+    A = np.ascontiguousarray(a.T)
+    assert unit_node_count(a, d) == node_count(A, None, A - 1.0, d, np.empty_like(A), np.empty_like(A))
+    assert unit_node_count(a + 1.5, d) is None        # factors above 1: left to node_count
