@@ -31,6 +31,7 @@ were calibrated, useful to make estimates the same on every machine (the tests o
 from __future__ import annotations
 
 import math
+import mmap
 import threading
 import time
 from dataclasses import dataclass
@@ -44,8 +45,8 @@ from ._threads import blas_threads, single_threaded_blas
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["Work", "FACTOR_OPS", "arithmetic_passes", "calibrate", "kernel_factors", "price", "threaded_blas",
-           "time_model_calls"]
+__all__ = ["Work", "FACTOR_OPS", "FRESH_OPS", "arithmetic_passes", "calibrate", "fresh_numbers", "kernel_factors",
+           "price", "threaded_blas", "time_model_calls"]
 
 _lock = threading.Lock()
 _rates: dict[str, float] | None = None
@@ -64,6 +65,11 @@ _STEPS = 200
 FACTOR_OPS = 16.0
 #: the per-feature factor probe: rows x columns x features, as ``feature_grams`` forms them
 _FACTOR_PROBE = (64, 128, 8)
+#: Elementwise operations one number written to new memory counts for under a
+#: ``flops_per_second`` override (see :func:`fresh_numbers`).
+FRESH_OPS = 4.0
+#: bytes of the first-touch probe: fresh pages from the operating system, written once
+_TOUCH_BYTES = 2**20
 
 
 def _best(fn: Callable[[], object], repeat: int) -> float:
@@ -132,8 +138,26 @@ def _measure() -> dict[str, float]:
     step = _best(steps, 5) / _STEPS
     return {"elementwise_per_second": float(elementwise), "passes_per_second": float(passes),
             "blas_flops_per_second": float(blas), "blas_threads": blas_threads(),
-            "factor_seconds": float(factor), "step_seconds": float(step),
+            "factor_seconds": float(factor), "step_seconds": float(step), "touch_seconds": _first_touch(),
             "calibration_seconds": time.perf_counter() - start}
+
+
+def _first_touch() -> float:
+    """Seconds to write one float64 to memory fresh from the operating system (a page fault per 4 KiB).
+
+    An anonymous mapping, as the allocator makes for a large array when it has no freed
+    memory to reuse: ~0.1 ns a number on bare metal, ~6 ns on a virtual machine (#25).
+    """
+    best = math.inf
+    for _ in range(3):
+        buffer = mmap.mmap(-1, _TOUCH_BYTES)
+        numbers = np.frombuffer(buffer, dtype=np.float64)
+        start = time.perf_counter()
+        numbers.fill(1.0)
+        best = min(best, time.perf_counter() - start)
+        del numbers
+        buffer.close()
+    return max(best, 1e-9) / (_TOUCH_BYTES // 8)
 
 
 def calibrate(refresh: bool = False) -> dict[str, float | None]:
@@ -153,7 +177,8 @@ def calibrate(refresh: bool = False) -> dict[str, float | None]:
         :func:`arithmetic_passes`), ``factor_seconds`` (one number of a per-feature Gram block, see
         :func:`kernel_factors`), ``blas_flops_per_second`` (dense linear algebra on one thread), ``blas_threads``
         (the BLAS threads large systems run on, see :func:`threaded_blas`), ``step_seconds`` (what one
-        Python-level step costs beyond its arithmetic), ``calibration_seconds`` (how long
+        Python-level step costs beyond its arithmetic), ``touch_seconds`` (one number written to
+        memory fresh from the operating system, see :func:`fresh_numbers`), ``calibration_seconds`` (how long
         measuring took) and ``flops_per_second``: the config's override (None unless set; when
         set, every operation is priced at that one rate).
 
@@ -244,6 +269,44 @@ def kernel_factors(count: float) -> float:
     if rates["flops_per_second"]:
         return float(count) * FACTOR_OPS
     return float(count) * rates["factor_seconds"] * rates["elementwise_per_second"]
+
+
+def fresh_numbers(count: float) -> float:
+    """Elementwise operations that cost what writing ``count`` numbers to new memory costs.
+
+    A large temporary array (above the allocator's threshold, 128 KiB to 32 MiB with glibc)
+    is often mapped afresh from the operating system, and every 4 KiB page of it costs a page
+    fault on first touch: on a virtual machine ~3 us a page, several times the arithmetic
+    done on it (a worth table of 2^10 subsets x 383 training points spent half its time so).
+    Whether a given array is fresh depends on what the process freed before, so routes count
+    the large arrays that are new in every call. Timed as ``touch_seconds`` (a fresh mapping
+    written once) and converted at the elementwise rate; :data:`FRESH_OPS` each under a
+    ``flops_per_second`` override.
+
+    Parameters
+    ----------
+    count : float
+        Numbers (float64) written to large new arrays.
+
+    Returns
+    -------
+    float
+        Elementwise operations of the same estimated cost.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> from kernelxai._calibration import FRESH_OPS, fresh_numbers
+    >>> with kx.config_context(flops_per_second=1e9):
+    ...     fresh_numbers(1000.0) == 1000.0 * FRESH_OPS
+    True
+    >>> fresh_numbers(1000.0) > 0
+    True
+    """
+    rates = calibrate()
+    if rates["flops_per_second"]:
+        return float(count) * FRESH_OPS
+    return float(count) * rates["touch_seconds"] * rates["elementwise_per_second"]
 
 
 def threaded_blas(blas_flops: float) -> float:

@@ -333,6 +333,12 @@ def test_the_calibration_is_cached_and_overridden_by_flops_per_second():
     assert kernel_factors(1e6) == pytest.approx(1e6 * first["factor_seconds"] * first["elementwise_per_second"])
     with kx.config_context(flops_per_second=1e9):
         assert kernel_factors(1e6) == 1e6 * FACTOR_OPS
+    # new memory is timed too: a fresh mapping written once (page faults), #25
+    from kernelxai._calibration import FRESH_OPS, fresh_numbers
+    assert first["touch_seconds"] > 0
+    assert fresh_numbers(1e6) == pytest.approx(1e6 * first["touch_seconds"] * first["elementwise_per_second"])
+    with kx.config_context(flops_per_second=1e9):
+        assert fresh_numbers(1e6) == 1e6 * FRESH_OPS
     with kx.config_context(flops_per_second=1e9):
         game = kx.ProductGame(np.ones((1, 4, 3)), np.ones((1, 4, 3)), np.ones((1, 4)))
         cost = kx.estimate_cost(game, "exact")

@@ -450,3 +450,21 @@ def test_dask_local_cluster_gives_the_serial_result_and_ships_the_model_once(mon
     assert_identical(serial_exact, exact)
     assert_identical(serial_sampled, sampled)
     assert_identical(serial_pairs, pairs)
+
+
+def test_reduce_rows_keeps_a_fresh_first_part_and_copies_any_other():
+    # fresh=True: the part function's new array becomes the total (no copy of a large array, #25)
+    from kernelxai.parallel import reduce_rows
+
+    made = []
+
+    def fresh_sums(shared, rows):
+        made.append(rows.sum(axis=0))
+        return made[-1]
+
+    X = np.arange(12.0).reshape(6, 2)
+    total = reduce_rows(fresh_sums, X, fresh=True)
+    assert total is made[0] and np.array_equal(total, X.sum(axis=0))
+    kept = np.ones(2)
+    total = reduce_rows(lambda shared, rows: kept, X)   # may be held elsewhere: copied
+    assert total is not kept and np.array_equal(kept, np.ones(2))

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._calibration import Work, arithmetic_passes, kernel_factors
+from .._calibration import Work, arithmetic_passes, fresh_numbers, kernel_factors
 from .._config import working_elements
 from .._threads import single_threaded_blas
 from .._validation import feature_names_in
@@ -129,7 +129,8 @@ def _subset_sums(job, B):
     low, high = _halves(d)
     width = 2**low + 2**high + d                       # numbers per (row, training point) in flight
     step = max(1, job.max_elements // (n * (width + 2 * d)))
-    out = np.zeros((n, 2**high, 2**low))
+    out = np.empty((n, 2**high, 2**low))   # not np.zeros: calloc maps fresh pages, malloc reuses freed ones
+    out.fill(0.0)
     for rows, G in _gram_blocks(job.kernel, B, job.X_train, step):
         k = rows.stop - rows.start
         # training points per pass: the pass's products stay in cache (each point's sums are
@@ -137,13 +138,15 @@ def _subset_sums(job, B):
         cols = max(1, min(n, _SUM_BLOCK_ELEMENTS // (k * width)))
         F = np.empty((d, cols, k))
         P_low, P_high = np.empty((2**low, cols, k)), np.empty((2**high, cols, k))
+        sums = np.empty((cols, 2**high, 2**low))
         for i0 in range(0, n, cols):
             c = min(cols, n - i0)
             np.copyto(F[:, :c], G[:, i0:i0 + c].transpose(2, 1, 0))   # F[l, i, b] = k_l(b_l, x_il)
             _subset_products(F[:low, :c], P_low[:, :c])
             _subset_products(F[low:, :c], P_high[:, :c])
             # out[i, s_high, s_low] += sum_b P_high[s_high, i, b] P_low[s_low, i, b]
-            out[i0:i0 + c] += np.matmul(P_high[:, :c].transpose(1, 0, 2), P_low[:, :c].transpose(1, 2, 0))
+            np.matmul(P_high[:, :c].transpose(1, 0, 2), P_low[:, :c].transpose(1, 2, 0), out=sums[:c])
+            out[i0:i0 + c] += sums[:c]
     return out.reshape(n, 2**d).T
 
 
@@ -301,7 +304,9 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         d, n, m, nx = self.n_players, len(self.expansion.X_train), len(self.background), self.n_instances
         direct = float(n_coalitions) * (m + nx) * n * (d + 2)
         if d <= TABLE_MAX_PLAYERS and 4 * n_coalitions >= 2**d:
-            return min(direct, float(m + 2 * nx + _TABLE_PASSES) * n * 2**d + 2.0**d * d * (m + nx))
+            # and the first touch of its two new 2**d x n arrays (the sums, the weights)
+            return min(direct, float(m + 2 * nx + _TABLE_PASSES) * n * 2**d + 2.0**d * d * (m + nx)
+                       + fresh_numbers(2.0 * n * 2**d))
         return direct
 
     def evaluation_work(self, n_coalitions) -> Work:
@@ -340,8 +345,9 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         job = _EmbeddingSums(self.expansion.kernel, self.expansion.X_train, absent, self.max_elements)
         fn = _subset_sums if absent is None else _absent_sums
         total = reduce_rows(fn, self.background, shared=job, row_flops=job.row_flops(self.n_players),
-                            progress=self.progress or None, desc="mean embeddings")
-        return total / len(self.background)
+                            progress=self.progress or None, desc="mean embeddings", fresh=True)
+        total /= len(self.background)
+        return total
 
     def worth_table(self) -> np.ndarray:
         """Worths of all 2**d coalitions, shape (2**d, n_x), indexed by bitmask.
@@ -356,12 +362,17 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         low, high = _halves(d)
         size = 2**d
         mu = self._embedding(None)  # mu[s, i] = (1/m) sum_b prod_{l in s} k_l(b_l, x_il)
-        # W[s_high, s_low, i] = alpha_i mu_{S^c}(x_i) with s = s_low + 2**low s_high
-        W = (self.expansion.alpha[None, :] * mu[(size - 1) ^ np.arange(size)]).reshape(2**high, 2**low, n)
+        # W[s_high, s_low, i] = alpha_i mu_{S^c}(x_i) with s = s_low + 2**low s_high; the
+        # complement of s is size - 1 - s: mu read backwards, into one new array (large
+        # temporaries cost their first touch, several times their arithmetic on a VM)
+        W = np.multiply(mu[::-1], self.expansion.alpha[None, :], order="C").reshape(2**high, 2**low, n)
         V = np.empty((2**high, 2**low, nx))
-        # explained points per block: the block's products Y stay in cache (at least one point)
+        # explained points per block, and high-half subsets per block when one point's products
+        # alone would leave the cache: the block's products Y stay in cache (and are not a new
+        # 2**d x n array, whose first touch costs more than its arithmetic on a virtual machine)
         k_max = max(1, min(nx, _POINT_BLOCK_ELEMENTS // (size * n)))
-        Y = np.empty((2**high, k_max, 2**low, n))
+        h_max = max(1, min(2**high, _POINT_BLOCK_ELEMENTS // (k_max * 2**low * n)))
+        Y = np.empty((h_max, k_max, 2**low, n))
         step = max(k_max, min(nx, self.max_elements // (n * (2**low + 2**high + 3 * d))))
         for rows, G in self._grams(self.X, step):
             F = G.transpose(2, 0, 1).copy()                  # F[l, a, i] = k_l(x_al, x_il)
@@ -369,11 +380,13 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
             Q_high = _subset_products(F[low:], np.empty((2**high,) + F.shape[1:]))[..., None]
             for a0 in range(0, len(F[0]), k_max):
                 k = min(k_max, len(F[0]) - a0)
-                # Y[s_high, a, s_low, i] = W[s_high, s_low, i] K_{s_low}(x_a, x_i), then the sums
-                # over i with K_{s_high}(x_a, x_i): one matrix-vector product per (s_high, a)
-                np.multiply(W[:, None], Q_low[None, a0:a0 + k], out=Y[:, :k])
-                part = np.matmul(Y[:, :k], Q_high[:, a0:a0 + k])[..., 0]       # (2**high, k, 2**low)
-                V[:, :, rows.start + a0:rows.start + a0 + k] = part.transpose(0, 2, 1)
+                for h0 in range(0, 2**high, h_max):
+                    h = min(h_max, 2**high - h0)
+                    # Y[s_high, a, s_low, i] = W[s_high, s_low, i] K_{s_low}(x_a, x_i), then the sums
+                    # over i with K_{s_high}(x_a, x_i): one matrix-vector product per (s_high, a)
+                    np.multiply(W[h0:h0 + h, None], Q_low[None, a0:a0 + k], out=Y[:h, :k])
+                    part = np.matmul(Y[:h, :k], Q_high[h0:h0 + h, a0:a0 + k])[..., 0]   # (h, k, 2**low)
+                    V[h0:h0 + h, :, rows.start + a0:rows.start + a0 + k] = part.transpose(0, 2, 1)
         return V.reshape(size, nx) + self.expansion.intercept
 
     def _worths(self, z):
@@ -445,7 +458,8 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         """Kernel factors of (point, training point) and (training point, background row) pairs,
         and the copies that pair each point's factors with every background row."""
         d, n, m, nx = self.n_players, len(self.expansion.X_train), len(self.background), self.n_instances
-        return Work(flops=kernel_factors(float(nx * n + n * m) * d) + arithmetic_passes(4.0 * nx * n * m * d))
+        return Work(flops=kernel_factors(float(nx * n + n * m) * d) + arithmetic_passes(4.0 * nx * n * m * d)
+                    + fresh_numbers(float(nx * n * m * d)))
 
     def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         """Terms (i, b): a = k(x, x_i) per feature, c = k(b, x_i) per feature, w = alpha_i / m.
