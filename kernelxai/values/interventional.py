@@ -158,8 +158,10 @@ def _absent_sums(job, B):
     # them reads and writes them again (measured 2-3x faster than one block of 58 MB)
     step = max(1, min(job.max_elements // (n * (c + d)), _ABSENT_BLOCK_ELEMENTS // (c * n)))
     out = np.zeros((c, n))
+    block = np.empty((c, min(step, len(B)), n))   # one buffer for every block: no new pages per block
     for rows, G in _gram_blocks(job.kernel, B, job.X_train, step):
-        P = np.ones((c, rows.stop - rows.start, n))
+        P = block[:, :rows.stop - rows.start]
+        P.fill(1.0)
         for l in range(d):
             sel = absent[:, l]
             if sel.any():
@@ -294,7 +296,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         return len(self.expansion.X_train) * len(self.background) + 1
 
     def evaluation_flops(self, n_coalitions) -> float:
-        """Tabulating all 2**d worths costs ~(m + 2 n_x + 8) n 2**d; single coalitions ~(m + n_x) n d each.
+        """Tabulating all 2**d worths costs ~(m + 2 n_x + 8) n 2**d; single coalitions ~1.5 (m + n_x) n d each.
 
         The table's 8 n 2**d besides its rows and points: passes over arrays of all subsets by
         training point, whatever m and n_x -- zeroing and adding up the sums, their transposed
@@ -302,7 +304,9 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         d = 10 and n = 383, 3 MB each, a third of a 3-point call's time).
         """
         d, n, m, nx = self.n_players, len(self.expansion.X_train), len(self.background), self.n_instances
-        direct = float(n_coalitions) * (m + nx) * n * (d + 2)
+        # coalitions one by one: per feature, the products of the coalitions that hold it (half
+        # of them on average) are gathered, multiplied and written back -- 3 passes over half
+        direct = float(n_coalitions) * (m + nx) * n * (1.5 * d + 2)
         if d <= TABLE_MAX_PLAYERS and 4 * n_coalitions >= 2**d:
             # and the first touch of its two new 2**d x n arrays (the sums, the weights)
             return min(direct, float(m + 2 * nx + _TABLE_PASSES) * n * 2**d + 2.0**d * d * (m + nx)
