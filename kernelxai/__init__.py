@@ -14,7 +14,7 @@ flow.
 array([ 2.,  5., 35.])
 """
 
-from . import _aliases, estimators, functionals, games, kernels, models, uncertainty, values
+from . import _aliases, _memory, estimators, functionals, games, kernels, models, uncertainty, values
 from ._calibration import calibrate
 from ._config import config_context, get_config, set_config
 from .estimators import product, shapley
@@ -31,6 +31,7 @@ from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
 from .workbench import reporting
 from .workbench.reporting import save_results
 
+_memory.prime_allocator()   # large temporaries from reused memory, not fresh pages (see kernelxai._memory)
 _aliases.install()
 for _old in ("kernelxai.sklearn_kernels", "kernelxai.regularised", "kernelxai.product",
              "kernelxai.shapley", "kernelxai.explain", "kernelxai.interactions",

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._config import get_config
+from ._memory import PRIMED_BYTES
 from ._threads import blas_threads, single_threaded_blas
 
 if TYPE_CHECKING:
@@ -271,22 +272,24 @@ def kernel_factors(count: float) -> float:
     return float(count) * rates["factor_seconds"] * rates["elementwise_per_second"]
 
 
-def fresh_numbers(count: float) -> float:
-    """Elementwise operations that cost what writing ``count`` numbers to new memory costs.
+def fresh_numbers(count: float, array_numbers: float) -> float:
+    """Elementwise operations that cost what writing ``count`` numbers to new arrays costs.
 
-    A large temporary array (above the allocator's threshold, 128 KiB to 32 MiB with glibc)
-    is often mapped afresh from the operating system, and every 4 KiB page of it costs a page
-    fault on first touch: on a virtual machine ~3 us a page, several times the arithmetic
-    done on it (a worth table of 2^10 subsets x 383 training points spent half its time so).
-    Whether a given array is fresh depends on what the process freed before, so routes count
-    the large arrays that are new in every call. Timed as ``touch_seconds`` (a fresh mapping
-    written once) and converted at the elementwise rate; :data:`FRESH_OPS` each under a
-    ``flops_per_second`` override.
+    An array above the allocator's threshold is mapped afresh from the operating system, and
+    every 4 KiB page of it costs a page fault on first touch: on a virtual machine ~3 us a
+    page, several times the arithmetic done on it. kernelxai raises glibc's threshold to
+    :data:`~kernelxai._memory.PRIMED_BYTES` (24 MiB) when imported (:mod:`kernelxai._memory`),
+    so arrays up to that size come from memory the allocator keeps and cost nothing here;
+    larger ones are counted, timed as ``touch_seconds`` (a fresh mapping written once) and
+    converted at the elementwise rate (:data:`FRESH_OPS` each under a ``flops_per_second``
+    override).
 
     Parameters
     ----------
     count : float
-        Numbers (float64) written to large new arrays.
+        Numbers (float64) written to new arrays.
+    array_numbers : float
+        Numbers in each of those arrays (their size decides whether they are fresh pages).
 
     Returns
     -------
@@ -297,12 +300,15 @@ def fresh_numbers(count: float) -> float:
     --------
     >>> import kernelxai as kx
     >>> from kernelxai._calibration import FRESH_OPS, fresh_numbers
+    >>> big = 2**23                       # 64 MiB arrays: above the threshold, fresh pages
     >>> with kx.config_context(flops_per_second=1e9):
-    ...     fresh_numbers(1000.0) == 1000.0 * FRESH_OPS
+    ...     fresh_numbers(2.0 * big, big) == 2.0 * big * FRESH_OPS
     True
-    >>> fresh_numbers(1000.0) > 0
-    True
+    >>> fresh_numbers(2.0 * big, big) > 0, fresh_numbers(1000.0, 1000.0)   # small arrays: reused memory
+    (True, 0.0)
     """
+    if 8.0 * float(array_numbers) <= PRIMED_BYTES:
+        return 0.0
     rates = calibrate()
     if rates["flops_per_second"]:
         return float(count) * FRESH_OPS

@@ -336,9 +336,11 @@ def test_the_calibration_is_cached_and_overridden_by_flops_per_second():
     # new memory is timed too: a fresh mapping written once (page faults), #25
     from kernelxai._calibration import FRESH_OPS, fresh_numbers
     assert first["touch_seconds"] > 0
-    assert fresh_numbers(1e6) == pytest.approx(1e6 * first["touch_seconds"] * first["elementwise_per_second"])
+    big = 2**23   # 64 MiB arrays: fresh pages; small ones come from memory the allocator keeps
+    assert fresh_numbers(1e6, big) == pytest.approx(1e6 * first["touch_seconds"] * first["elementwise_per_second"])
+    assert fresh_numbers(1e6, 1e5) == 0.0
     with kx.config_context(flops_per_second=1e9):
-        assert fresh_numbers(1e6) == 1e6 * FRESH_OPS
+        assert fresh_numbers(1e6, big) == 1e6 * FRESH_OPS
     with kx.config_context(flops_per_second=1e9):
         game = kx.ProductGame(np.ones((1, 4, 3)), np.ones((1, 4, 3)), np.ones((1, 4)))
         cost = kx.estimate_cost(game, "exact")

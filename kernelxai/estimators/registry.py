@@ -199,9 +199,10 @@ COMMON_OPTIONS = {
 #: arithmetic -- checking the input, converting the model, building the game and the
 #: Explanation. Measured on the development machine, a whole call on a tiny problem (one point,
 #: five training rows; its arithmetic nothing) of the functional baseline, interventional exact and
-#: product and observational exact routes: 0.43-0.96 ms, 97-310 steps at the step rate calibrated in
-#: the same process (3.1-4.5 us); 400 before the per-call costs were trimmed (#25).
-CALL_STEPS = 250.0
+#: product routes: 0.31-0.49 ms, 101-156 steps at the step rate calibrated in the same process
+#: (3.0-3.1 us; the observational route 0.88 ms, 290 steps, counts its own per coalition); 400,
+#: then 250, before the per-call costs were trimmed (#25).
+CALL_STEPS = 150.0
 
 
 @dataclass

@@ -308,9 +308,10 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         # of them on average) are gathered, multiplied and written back -- 3 passes over half
         direct = float(n_coalitions) * (m + nx) * n * (1.5 * d + 2)
         if d <= TABLE_MAX_PLAYERS and 4 * n_coalitions >= 2**d:
-            # and the first touch of its two new 2**d x n arrays (the sums, the weights)
+            # and the first touch of its two new 2**d x n arrays (the sums, the weights) when
+            # they are too large for the memory the allocator reuses (kernelxai._memory)
             return min(direct, float(m + 2 * nx + _TABLE_PASSES) * n * 2**d + 2.0**d * d * (m + nx)
-                       + fresh_numbers(2.0 * n * 2**d))
+                       + fresh_numbers(2.0 * n * 2**d, n * 2**d))
         return direct
 
     def evaluation_work(self, n_coalitions) -> Work:
@@ -463,7 +464,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
         and the copies that pair each point's factors with every background row."""
         d, n, m, nx = self.n_players, len(self.expansion.X_train), len(self.background), self.n_instances
         return Work(flops=kernel_factors(float(nx * n + n * m) * d) + arithmetic_passes(4.0 * nx * n * m * d)
-                    + fresh_numbers(float(nx * n * m * d)))
+                    + fresh_numbers(float(nx * n * m * d), min(nx * n * m * d, working_elements(8))))
 
     def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         """Terms (i, b): a = k(x, x_i) per feature, c = k(b, x_i) per feature, w = alpha_i / m.
