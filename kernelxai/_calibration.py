@@ -266,10 +266,7 @@ def kernel_factors(count: float) -> float:
     >>> kernel_factors(1000.0) > 0
     True
     """
-    rates = calibrate()
-    if rates["flops_per_second"]:
-        return float(count) * FACTOR_OPS
-    return float(count) * rates["factor_seconds"] * rates["elementwise_per_second"]
+    return _timed_units(count, "factor_seconds", FACTOR_OPS)
 
 
 def fresh_numbers(count: float, array_numbers: float) -> float:
@@ -309,10 +306,18 @@ def fresh_numbers(count: float, array_numbers: float) -> float:
     """
     if 8.0 * float(array_numbers) <= PRIMED_BYTES:
         return 0.0
+    return _timed_units(count, "touch_seconds", FRESH_OPS)
+
+
+def _timed_units(count, seconds_key, override_ops):
+    """``count`` units timed by the calibration (``rates[seconds_key]`` each) as elementwise operations.
+
+    Under a ``flops_per_second`` override each unit counts ``override_ops`` operations.
+    """
     rates = calibrate()
     if rates["flops_per_second"]:
-        return float(count) * FRESH_OPS
-    return float(count) * rates["touch_seconds"] * rates["elementwise_per_second"]
+        return float(count) * override_ops
+    return float(count) * rates[seconds_key] * rates["elementwise_per_second"]
 
 
 def threaded_blas(blas_flops: float) -> float:
