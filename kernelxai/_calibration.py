@@ -113,8 +113,11 @@ def _measure() -> dict[str, float]:
 
     n = _BLAS_ORDER
     A = rng.standard_normal((n, n))
-    S = A @ A.T + n * np.eye(n)
-    with single_threaded_blas():  # one core's rate: steady when other work shares the machine
+    # one core's rate: steady when other work shares the machine. The system is formed inside the
+    # limit too: a product of this size on every thread leaves OpenBLAS's idle threads spinning for
+    # ~0.1 s, which halves the speed of whatever runs next on a machine whose other cores are busy
+    with single_threaded_blas():
+        S = A @ A.T + n * np.eye(n)
         blas = (2.0 * n**3 + n**3 / 3.0) / _best(lambda: (A @ A, np.linalg.cholesky(S)), 3)
 
     p, q, f = _FACTOR_PROBE
