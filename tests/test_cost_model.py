@@ -304,7 +304,7 @@ def _bench():
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("timing")
+@pytest.mark.timing
 def test_every_route_is_estimated_within_2x_at_small_sizes():
     # each route's estimate (meta["estimated_seconds"], priced at the rates calibrated in this
     # process) against its best time of 5 calls; a route outside [0.5, 2] is measured again with

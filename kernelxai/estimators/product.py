@@ -277,15 +277,14 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
             except BaseException:
                 failed.append(True)
                 raise
-            if prod_c is None:
-                prod_c = np.ones(len(w))
+            worth_empty = w if prod_c is None else w * prod_c   # each term's share of v(empty)
             if per_instance:
                 part = np.add.reduceat(contrib, starts, axis=axis)
                 part = part.T if axis else part
-                base_part = np.add.reduceat(w * prod_c, starts)
+                base_part = np.add.reduceat(worth_empty, starts)
             else:
                 part = contrib.sum(axis=axis)
-                base_part = (w * prod_c).sum()
+                base_part = worth_empty.sum()
             with lock:
                 pending[index] = (rows, part, base_part)
                 while turn[0] in pending:

@@ -308,10 +308,9 @@ def _game_stamp(game):
 
     Attributes named ``_kx_...`` are caches (this estimate's, a game's computed terms), not inputs.
     """
-    own = sorted((k, v) for k, v in vars(game).items() if not k.startswith("_kx_")) \
-        if hasattr(game, "__dict__") else []
-    names = (type(game), game.n_players, game.n_instances, game.n_terms(), tuple(k for k, _ in own))
-    return names, tuple(v for _, v in own)
+    own = getattr(game, "__dict__", {})
+    keys = tuple(k for k in own if k[:4] != "_kx_")   # in the order set (another order: a miss, not an error)
+    return (type(game), game.n_players, game.n_instances, game.n_terms(), keys), tuple(own[k] for k in keys)
 
 
 def summands(game) -> list:

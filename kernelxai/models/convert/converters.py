@@ -329,6 +329,8 @@ def refuse_precomputed(model: Any) -> None:
 
 def pipeline_steps(model: Any) -> list | None:
     """The (name, step) pairs of a non-empty scikit-learn Pipeline, else None."""
+    if not hasattr(model, "steps"):   # before the import: most models are not pipelines (a call per conversion)
+        return None
     from sklearn.pipeline import Pipeline
 
     if isinstance(model, Pipeline) and len(model.steps) > 0:
