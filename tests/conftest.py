@@ -25,5 +25,5 @@ def pytest_collection_modifyitems(config, items):
         return
     skip = pytest.mark.skip(reason="timing: runs alone after the parallel run (make test does)")
     for item in items:
-        if "timing" in item.keywords:
+        if item.get_closest_marker("timing") is not None:   # the marker, not a keyword such as a test id
             item.add_marker(skip)
