@@ -250,7 +250,7 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
             try:
                 if len(w) <= _FEW_TERMS and (bool(np.all(a == 1.0)) if c is None else np.array_equal(a, c)):
                     # terms in every v(S) alike (an intercept): nothing to share out, only v(empty)
-                    contrib = np.zeros((len(w), d))
+                    contrib = None
                     prod_c = None if c is None else np.prod(c, axis=1)
                     axis = 0
                 elif route == "quadrature" and backend == "numba":
@@ -279,17 +279,18 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
                 raise
             worth_empty = w if prod_c is None else w * prod_c   # each term's share of v(empty)
             if per_instance:
-                part = np.add.reduceat(contrib, starts, axis=axis)
+                part = None if contrib is None else np.add.reduceat(contrib, starts, axis=axis)
                 part = part.T if axis else part
                 base_part = np.add.reduceat(worth_empty, starts)
             else:
-                part = contrib.sum(axis=axis)
+                part = None if contrib is None else contrib.sum(axis=axis)
                 base_part = worth_empty.sum()
             with lock:
                 pending[index] = (rows, part, base_part)
                 while turn[0] in pending:
                     r, p_, b_ = pending.pop(turn[0])
-                    phi[r] += p_
+                    if p_ is not None:   # None: terms alike in every coalition add nothing to phi
+                        phi[r] += p_
                     base[r] += b_
                     turn[0] += 1
                 bar.update(len(w))
