@@ -34,6 +34,7 @@ routes share the game's state and its cost model -- hence a little over 600 line
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -418,7 +419,8 @@ class ObservationalGame(Game, LinearInCoefficients):
         diagonal = work.reshape(-1)[::len(work) + 1]     # a view (work is C-contiguous)
         diagonal += self.ridge
         c, info = lapack.dpotrf(work.T, lower=0, overwrite_a=1, clean=0)
-        if info == 0 and np.isfinite(np.diagonal(c)).all():
+        # potrf stops at a non-positive or NaN pivot (info > 0); an infinite one shows in the sum
+        if info == 0 and math.isfinite(c.diagonal().sum()):
             return lambda rhs: lapack.dpotrs(c, rhs, lower=0)[0]
         work = rebuild()
         K = np.tril(work)
