@@ -56,12 +56,18 @@ functional baseline where the runs around it gave 1.8).
 Usage: python benchmarks/bench_overhead.py [--repeat 15] [--calls 8] [--quick] [--only TEXT]
   --quick: 2 rounds of 3 calls (a smoke run of the script).
   --only TEXT: only the routes whose label contains TEXT (e.g. "functional").
+
+The product routes run a call's tasks on every core, while one point makes a single task on one
+core: a line after the table sets one point against a point's share of the 100-point call held to
+one core too (``os.sched_setaffinity``, Linux), the fixed cost of a call without the other cores'
+help in the share.
 Timings on a shared machine are noisy: read the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -165,12 +171,25 @@ def row(label, value, method, n, d, m, repeat, calls) -> dict:
     def many():
         kx.explain(model, X, **kwargs)
 
+    def many_one_core():
+        # the process held to one CPU: the product route's helper threads (kx.explain's n_jobs
+        # is for chunks of rows) and BLAS share it, as one point's single task has one core
+        cores = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {min(cores)})
+        try:
+            kx.explain(model, X, **kwargs)
+        finally:
+            os.sched_setaffinity(0, cores)
+
+    product = (value == "functional_baseline" or method == "product") and hasattr(os, "sched_setaffinity")
     one(), many()  # first calls: imports, caches
     t_one, t_many, t_floor, t_work = float("inf"), float("inf"), float("nan"), float("inf")
-    t_shared = float("inf")
+    t_shared, t_many1 = float("inf"), float("inf")
     for _ in range(repeat):
         t_one = min(t_one, best_per_call(one, calls))
         t_many = min(t_many, best_per_call(many, max(1, calls // 10)))
+        if product:   # the product routes' tasks run on every core; one point's single task on one
+            t_many1 = min(t_many1, best_per_call(many_one_core, max(1, calls // 10)))
         if value == "interventional" and method == "product":
             kernel, background = as_expansion(model).kernel, X_train[:m]
             t_shared = min(t_shared, best_per_call(lambda: kernel.feature_grams(background, X_train), calls))
@@ -185,7 +204,7 @@ def row(label, value, method, n, d, m, repeat, calls) -> dict:
         t_floor = floor if t_floor != t_floor else min(t_floor, floor)
     share = t_many / POINTS
     return {"label": label, "n": n, "d": d, "one": t_one, "share": share, "ratio": t_one / share,
-            "floor": t_floor, "work": t_work, "shared": t_shared}
+            "floor": t_floor, "work": t_work, "shared": t_shared, "share_one_core": t_many1 / POINTS}
 
 
 def main(argv=None) -> list[dict]:
@@ -215,6 +234,11 @@ def main(argv=None) -> list[dict]:
               f"{r['ratio']:>9.2f} {floor} {1e3 * (r['one'] - arithmetic):>11.2f} {1e3 * arithmetic:>13.2f}",
               flush=True)
     for r in rows:
+        if r["share_one_core"] != float("inf"):
+            s1 = r["share_one_core"]
+            print(f"{r['label']}: a point's share of a {POINTS}-point call held to one core: "
+                  f"{1e3 * s1:.3f} ms (on every core the call is {s1 / r['share']:.2f}x faster); "
+                  f"one / that = {r['one'] / s1:.2f}, the fixed cost of a call {1e3 * (r['one'] - s1):.2f} ms")
         if r["shared"] != float("inf"):
             both = r["share"] + r["shared"]
             print(f"{r['label']}: the absent-feature factors k_l(b_l, x_il) of the background against the "
