@@ -96,16 +96,13 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
             if self._kx_term_cache is None:
                 G = self.model.kernel.feature_grams(self.X, self.model.X_train, check=False)   # both checked
                 G.flags.writeable = False
-                w, a = self._extra_terms()
-                w.flags.writeable = a.flags.writeable = False
-                self._kx_term_cache = (G, np.broadcast_to(1.0, G.shape), w, a, np.broadcast_to(1.0, a.shape))
-            G, ones, w, a, extra_ones = self._kx_term_cache
-            yield slice(0, self.n_instances), alpha, G, ones
-            yield slice(0, self.n_instances), w, a, extra_ones
-            return
-        for rows, G in self.model.kernel.iter_feature_grams(self.X, self.model.X_train,
-                                                            max_elements=max_elements):
-            yield rows, alpha, G, np.broadcast_to(1.0, G.shape)
+                self._kx_term_cache = G
+            G = self._kx_term_cache
+            yield slice(0, self.n_instances), alpha, G, np.broadcast_to(1.0, G.shape)
+        else:
+            for rows, G in self.model.kernel.iter_feature_grams(self.X, self.model.X_train,
+                                                                max_elements=max_elements):
+                yield rows, alpha, G, np.broadcast_to(1.0, G.shape)
         w, a = self._extra_terms()
         yield slice(0, self.n_instances), w, a, np.ones_like(a)
 
