@@ -85,7 +85,15 @@ from .pkex_routes import (
 from .product_reference import reference_shapley
 from .quadrature_kernel import WORK_ELEMENTS, psi_quadrature, quadrature_block, thread_workspace
 from .quadrature_numba import BACKENDS, numba_kernels, quadrature_contrib_numba
-from .term_tasks import count_tasks, estimate_nodes, estimate_nodes_detail, iter_tasks, probed, summands
+from .term_tasks import (
+    alike_everywhere,
+    count_tasks,
+    estimate_nodes,
+    estimate_nodes_detail,
+    iter_tasks,
+    probed,
+    summands,
+)
 
 __all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
            "shapley_weights_exact", "reference_shapley", "estimate_nodes", "ROUTES", "BACKENDS",
@@ -98,10 +106,6 @@ __all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
 ROUTES = ("quadrature", "stable", "newton")
 
 _PSI = {"quadrature": psi_quadrature, "stable": psi_stable, "newton": psi_newton}
-
-
-#: Tasks of at most this many terms are checked for terms alike in every coalition (a = c).
-_FEW_TERMS = 4
 
 
 def _default_jobs():
@@ -248,7 +252,7 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
                 break
             rows, per_instance, starts, w, a, c = task
             try:
-                if len(w) <= _FEW_TERMS and (bool(np.all(a == 1.0)) if c is None else np.array_equal(a, c)):
+                if alike_everywhere(w, a, c):
                     # terms in every v(S) alike (an intercept): nothing to share out, only v(empty)
                     contrib = None
                     prod_c = None if c is None else np.prod(c, axis=1)

@@ -20,8 +20,8 @@ from ..games import ProductGame, SumOfProductGames
 from .gauss_legendre import node_count, unit_node_count
 from .quadrature_kernel import WORK_ELEMENTS, thread_workspace, transposed
 
-__all__ = ["iter_tasks", "task_terms", "count_tasks", "estimate_nodes", "estimate_nodes_detail", "nodes_for_all",
-           "probed", "probe_terms", "summands", "PROBE_TERMS"]
+__all__ = ["iter_tasks", "alike_everywhere", "task_terms", "count_tasks", "estimate_nodes", "estimate_nodes_detail",
+           "nodes_for_all", "probed", "probe_terms", "summands", "PROBE_TERMS"]
 
 
 def _is_one(c):
@@ -37,6 +37,22 @@ def _is_one(c):
 def _flat(x, shape, flat):
     """``x`` broadcast to ``shape``, reshaped to ``flat`` (no broadcasting machinery when it has that shape)."""
     return (x if x.shape == shape else np.broadcast_to(x, shape)).reshape(flat)
+
+
+#: Tasks of at most this many terms are checked for terms alike in every coalition (a = c).
+FEW_TERMS = 4
+
+
+def alike_everywhere(w, a, c) -> bool:
+    """Whether the terms of a task of at most :data:`FEW_TERMS` terms are alike in every coalition (a = c).
+
+    Such terms (an intercept: a = c = 1) add the same to every v(S): nothing to
+    share out, only v(empty). The routes skip them, and the node-count probe
+    does not count their nodes. Larger tasks are not looked at (False).
+    """
+    if len(w) > FEW_TERMS:
+        return False
+    return bool(np.all(a == 1.0)) if c is None else np.array_equal(a, c)
 
 
 def task_terms(d, route, work_elements) -> int:
@@ -378,7 +394,7 @@ def _probe_nodes(game, d, full, max_terms, work_elements):
             a, c = a[:take], None if c is None else c[:take]
             general = general or c is not None
             seen += take
-            if nodes < full:
+            if nodes < full and not alike_everywhere(task[3][:take], a, c):   # alike terms: not integrated
                 nodes = max(nodes, _task_nodes(a, c, d, space))
             if nodes >= full and kept is None:  # the most any term needs: the count holds for all
                 return nodes, seen, general, True, None
@@ -391,7 +407,7 @@ def _probe_nodes(game, d, full, max_terms, work_elements):
         return full, 0, True, True, None
     if kept is not None:  # the generator ran out: every term was seen (instances may share terms)
         kept = ((route_elements, work_elements), kept) if whole else None
-    return nodes, seen, general, whole, kept
+    return max(nodes, 1), seen, general, whole, kept
 
 
 def _task_nodes(a, c, d, space):

@@ -149,6 +149,12 @@ def _estimator_option_names(method):
     return sorted(names)
 
 
+def _any_estimator_takes(name) -> bool:
+    """Whether some estimator takes the option ``name`` (``seed`` included), as ``"auto"`` may pick any."""
+    return name == "seed" or any(name in est.accepted_options() or name in est.option_aliases
+                                 for est in estimators().values())
+
+
 def check_keywords(target, value, method, options, *, entry="kx.explain", arguments=_ARGUMENTS,
                    estimator_names=None) -> None:
     """Refuse, before any work, keywords that neither ``entry``, its value function nor its estimator take.
@@ -200,9 +206,8 @@ def check_keywords(target, value, method, options, *, entry="kx.explain", argume
         auto = isinstance(method, str) and method == "auto"
         estimator_names = None if auto else (f"method={getattr(method, 'name', method)!r}",
                                              _estimator_option_names(method))
-    known = set(vf_names) | set(_estimator_option_names("auto") if estimator_names is None
-                                else estimator_names[1])
-    unknown = [k for k in options if k not in known]
+    unknown = [k for k in options if k not in vf_names and (
+        k not in estimator_names[1] if estimator_names is not None else not _any_estimator_takes(k))]
     if unknown:
         raise unknown_keyword_error(entry, unknown, arguments, value, vf_names, estimator_names)
 

@@ -69,17 +69,24 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
         self._kx_term_cache = None
 
     def _extra_terms(self):
-        """The intercept (a = c = 1) and, when normalised, -sum(alpha) on the empty coalition."""
+        """(w, a) of the terms beside the kernel's: the intercept b (a = c = 1) unless it is 0, and,
+        when normalised, -sum(alpha) on the empty coalition (a = 0, c = 1); None when there are none.
+
+        A zero intercept adds nothing to any coalition's worth, so it is not a term (most kernel
+        models have none: a one-point call would spend a tenth of its fixed cost on it, #25).
+        """
         d = self.n_players
-        b, total = self.model.intercept, float(self.model.alpha.sum())
-        w = [b] + ([-total] if self.normalize else [])
+        b = self.model.intercept
+        w = ([b] if b != 0.0 else []) + ([-float(self.model.alpha.sum())] if self.normalize else [])
+        if not w:
+            return None
         a = np.ones((1, len(w), d))
         if self.normalize:
-            a[0, 1] = 0.0
+            a[0, -1] = 0.0
         return np.asarray(w)[None, :], a
 
     def n_terms(self) -> int:
-        return len(self.model.X_train) + (2 if self.normalize else 1)
+        return len(self.model.X_train) + (self.model.intercept != 0.0) + self.normalize
 
     def term_work(self) -> Work:
         """Kernel factors k(x_j, x_ij) of every point, training point and feature (elementwise)."""
@@ -103,8 +110,10 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
             for rows, G in self.model.kernel.iter_feature_grams(self.X, self.model.X_train,
                                                                 max_elements=max_elements):
                 yield rows, alpha, G, np.broadcast_to(1.0, G.shape)
-        w, a = self._extra_terms()
-        yield slice(0, self.n_instances), w, a, np.ones_like(a)
+        extra = self._extra_terms()
+        if extra is not None:
+            w, a = extra
+            yield slice(0, self.n_instances), w, a, np.broadcast_to(1.0, a.shape)
 
     def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:
         """The worths as linear maps of alpha: v(S)(x_a) = (M_S @ alpha)[a] + b.

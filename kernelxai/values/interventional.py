@@ -292,8 +292,8 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
 
     # -------------------------------------------------------------- cost model
     def n_terms(self) -> int:
-        """One term per (training point, background point), plus the intercept."""
-        return len(self.expansion.X_train) * len(self.background) + 1
+        """One term per (training point, background point), plus the intercept unless it is 0."""
+        return len(self.expansion.X_train) * len(self.background) + (self.expansion.intercept != 0.0)
 
     def evaluation_flops(self, n_coalitions) -> float:
         """Tabulating all 2**d worths costs ~(m + 2 n_x + 8) n 2**d; single coalitions ~1.5 (m + n_x) n d each.
@@ -469,7 +469,7 @@ class InterventionalGame(ProductGame, LinearInCoefficients, HasUnitGames):
     def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         """Terms (i, b): a = k(x, x_i) per feature, c = k(b, x_i) per feature, w = alpha_i / m.
 
-        Plus one constant term (a = c = 1) carrying the intercept. Blocks hold
+        Plus one constant term (a = c = 1) carrying the intercept, unless it is 0. Blocks hold
         about ``max_elements`` numbers: instances x training points x
         background points x features.
         """
