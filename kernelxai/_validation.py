@@ -328,7 +328,7 @@ def check_matrix(X, name="X", *, n_features=None, min_rows=1, allow_1d=False) ->
 def check_finite(arr, name) -> np.ndarray:
     """Raise ValueError if ``arr`` holds NaN or inf, saying where."""
     arr = np.asarray(arr)
-    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+    if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))
         first = tuple(int(i) for i in bad[0])
         kind = "NaN" if np.isnan(arr[first]) else "inf"

@@ -48,7 +48,7 @@ from .pkex_routes import DEFAULT_TOLERANCE
 from .product import product_shapley
 from .quadrature_kernel import WORK_ELEMENTS
 from .registry import Cost, Estimator, EstimatorResult, Option, register
-from .term_tasks import PROBE_TERMS, count_tasks, estimate_nodes_detail, nodes_for_all, summands
+from .term_tasks import PROBE_TERMS, count_tasks, node_probe, summands
 
 __all__ = ["Quadrature", "Stable", "Newton"]
 
@@ -134,14 +134,14 @@ class Quadrature(_ProductRoute):
         counts = [part.n_terms() for part in parts]
         if len(parts) == 1 or any(c is None for c in counts) or not sum(counts):
             parts, counts = [game], [1]
-        found = [estimate_nodes_detail(part) for part in parts]
+        found = [node_probe(part) for part in parts]
         per_term = sum(c * self._per_term(d, q, general)
-                       for c, (q, _, general) in zip(counts, found)) / sum(counts)
-        low, nodes, seen = min(q for q, _, _ in found), max(q for q, _, _ in found), \
-            sum(k for _, k, _ in found)
+                       for c, (q, _, general, _) in zip(counts, found)) / sum(counts)
+        low, nodes, seen = min(q for q, _, _, _ in found), max(q for q, _, _, _ in found), \
+            sum(k for _, k, _, _ in found)
         full = max(1, math.ceil(d / 2))
         first = f"the first {seen} term(s)" + (f" of {len(parts)} summands" if len(parts) > 1 else "")
-        if seen and nodes < full and len(parts) == 1 and nodes_for_all(parts[0]) is not None:
+        if seen and nodes < full and len(parts) == 1 and found[0][3]:   # every term seen
             how = f"from all {seen} term(s)"
         elif seen and nodes < full:
             how = f"estimated from {first}; others may need up to ceil(d/2) = {full}"

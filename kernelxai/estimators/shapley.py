@@ -247,7 +247,7 @@ def _explanation(game, est, result, why, seconds):
     if values.shape != (n, d):
         raise RuntimeError(f"estimator {est.name!r} returned values of shape {values.shape}; "
                            f"expected {(n, d)} (a bug in the estimator)")
-    if not np.all(np.isfinite(values)):
+    if not np.isfinite(values).all():
         raise FloatingPointError(
             f"method {est.name!r} produced non-finite Shapley values; this is a bug or an overflow "
             "the method cannot handle -- try method='product' or 'exact'")

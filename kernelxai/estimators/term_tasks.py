@@ -21,7 +21,7 @@ from .gauss_legendre import node_count, unit_node_count
 from .quadrature_kernel import WORK_ELEMENTS, thread_workspace, transposed
 
 __all__ = ["iter_tasks", "alike_everywhere", "task_terms", "count_tasks", "estimate_nodes", "estimate_nodes_detail",
-           "nodes_for_all", "probed", "probe_terms", "summands", "PROBE_TERMS"]
+           "node_probe", "nodes_for_all", "probed", "probe_terms", "summands", "PROBE_TERMS"]
 
 
 def _is_one(c):
@@ -31,7 +31,7 @@ def _is_one(c):
         return False
     if not any(c.strides):  # one number broadcast (a game's "absent factors 1")
         return True
-    return bool(np.all(c == 1.0))
+    return bool((c == 1.0).all())
 
 
 def _flat(x, shape, flat):
@@ -52,7 +52,7 @@ def alike_everywhere(w, a, c) -> bool:
     """
     if len(w) > FEW_TERMS:
         return False
-    return bool(np.all(a == 1.0)) if c is None else np.array_equal(a, c)
+    return bool((a == 1.0).all()) if c is None else np.array_equal(a, c)
 
 
 def task_terms(d, route, work_elements) -> int:
@@ -211,14 +211,22 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
     >>> estimate_nodes_detail(kx.ProductGame(a, np.ones_like(a), np.ones(5)))   # c = 1: not general
     (8, 5, False)
     """
+    return node_probe(game, max_terms, work_elements)[:3]
+
+
+def node_probe(game, max_terms=None, work_elements=WORK_ELEMENTS) -> tuple[int, int, bool, bool]:
+    """:func:`estimate_nodes_detail`, and whether the probe saw every term of the game.
+
+    When it did, the count holds for every term (see :func:`nodes_for_all`).
+    """
     if not isinstance(game, ProductGame):
         raise TypeError(f"estimate_nodes needs a ProductGame; got {type(game).__name__}")
     d = game.n_players
     full = max(1, math.ceil(d / 2))
-    if max_terms is None:
-        max_terms = probe_terms(game, check_positive_int(work_elements, "work_elements"))
-    max_terms = check_positive_int(max_terms, "max_terms")
-    work_elements = check_positive_int(work_elements, "work_elements")
+    if work_elements is not WORK_ELEMENTS:
+        work_elements = check_positive_int(work_elements, "work_elements")
+    max_terms = probe_terms(game, work_elements) if max_terms is None else \
+        check_positive_int(max_terms, "max_terms")
     key = (max_terms, work_elements)
     stamp = _game_stamp(game)
     store = _current_store(game, stamp)
@@ -233,7 +241,7 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
             setattr(game, _ESTIMATE_ATTRIBUTE, store)
         except AttributeError:  # pragma: no cover - a game that takes no attributes: no cache
             pass
-    return store["estimates"][key][:3]
+    return store["estimates"][key]
 
 
 def probe_terms(game, work_elements=WORK_ELEMENTS) -> int:

@@ -100,7 +100,7 @@ class KernelExpansion:
                 f"alpha must have one coefficient per training point ({self.X_train.shape[0]}); "
                 f"got {alpha.shape[0]}"
             )
-        if not np.all(np.isfinite(alpha)):
+        if not np.isfinite(alpha).all():
             raise ValueError("alpha contains NaN or inf")
         intercept = float(intercept)
         if not np.isfinite(intercept):

@@ -105,15 +105,15 @@ class FunctionalBaselineGame(UnitAbsentGame, LinearInCoefficients, HasUnitGames)
                 G.flags.writeable = False
                 self._kx_term_cache = G
             G = self._kx_term_cache
-            yield slice(0, self.n_instances), alpha, G, np.broadcast_to(1.0, G.shape)
+            yield slice(0, self.n_instances), alpha, G, self.absent_ones(G.shape)
         else:
             for rows, G in self.model.kernel.iter_feature_grams(self.X, self.model.X_train,
                                                                 max_elements=max_elements):
-                yield rows, alpha, G, np.broadcast_to(1.0, G.shape)
+                yield rows, alpha, G, self.absent_ones(G.shape)
         extra = self._extra_terms()
         if extra is not None:
             w, a = extra
-            yield slice(0, self.n_instances), w, a, np.broadcast_to(1.0, a.shape)
+            yield slice(0, self.n_instances), w, a, self.absent_ones(a.shape)
 
     def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:
         """The worths as linear maps of alpha: v(S)(x_a) = (M_S @ alpha)[a] + b.

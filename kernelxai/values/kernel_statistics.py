@@ -117,7 +117,7 @@ class MMDGame(UnitAbsentGame):
             W = self.W[self.group[r0:r1, None], self.group[None, r0:]]
             W = np.where(np.arange(r0, r1)[:, None] == np.arange(r0, N)[None, :], W, 2 * W)
             a = G[keep][None]
-            yield slice(0, 1), W[keep][None], a, np.broadcast_to(1.0, a.shape)
+            yield slice(0, 1), W[keep][None], a, self.absent_ones(a.shape)
 
 
 class HSICGame(UnitAbsentGame):
@@ -191,4 +191,4 @@ class HSICGame(UnitAbsentGame):
             W = (L - self.row_means[r0:r1, None] - self.row_means[None, r0:] + self.grand_mean) * scale
             W = np.where(np.arange(r0, r1)[:, None] == np.arange(r0, n)[None, :], W, 2 * W)
             a = G[keep][None]
-            yield slice(0, 1), W[keep][None], a, np.broadcast_to(1.0, a.shape)
+            yield slice(0, 1), W[keep][None], a, self.absent_ones(a.shape)

@@ -15,6 +15,7 @@ dispatcher which converter takes that.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -195,9 +196,15 @@ class Converter:
             where, _, name = spec.partition(":")
             if not module.startswith(where.split(".")[0] + "."):
                 continue  # a model of another library: its classes are not imported for it
-            if isinstance(model, getattr(importlib.import_module(where), name)):
+            if isinstance(model, _class_named(where, name)):
                 return True
         return False
+
+
+@functools.cache
+def _class_named(module: str, name: str) -> type:
+    """The class ``name`` of ``module``, imported the first time it is asked for."""
+    return getattr(importlib.import_module(module), name)
 
 
 _REGISTRY: dict[str, Converter] = {}
