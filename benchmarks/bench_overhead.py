@@ -61,6 +61,8 @@ The product routes run a call's tasks on every core, while one point makes a sin
 core: a line after the table sets one point against a point's share of the 100-point call held to
 one core too (``os.sched_setaffinity``, Linux), the fixed cost of a call without the other cores'
 help in the share.
+For the functional baseline a further line times one point of a model with 10 training points (the
+same d): next to no arithmetic, so that call's time is what any call pays besides its arithmetic.
 Timings on a shared machine are noisy: read the ratios.
 """
 
@@ -93,6 +95,9 @@ ROUTES = (
 
 #: Explained points of the long call.
 POINTS = 100
+
+#: Training points of the functional baseline's call with next to no arithmetic (its fixed cost).
+BARE_TRAINING_POINTS = 10
 
 
 def make_case(n, d, seed=0) -> tuple[KernelRidge, np.ndarray, np.ndarray]:
@@ -184,9 +189,18 @@ def row(label, value, method, n, d, m, repeat, calls) -> dict:
     product = (value == "functional_baseline" or method == "product") and hasattr(os, "sched_setaffinity")
     one(), many()  # first calls: imports, caches
     t_one, t_many, t_floor, t_work = float("inf"), float("inf"), float("nan"), float("inf")
-    t_shared, t_many1 = float("inf"), float("inf")
+    t_shared, t_many1, t_bare = float("inf"), float("inf"), float("inf")
+    if value == "functional_baseline":   # the same call with next to no arithmetic: its fixed cost alone
+        small, _, X_small = make_case(BARE_TRAINING_POINTS, d)
+
+        def bare():
+            kx.explain(small, X_small[:1], **kwargs)
+
+        bare()
     for _ in range(repeat):
         t_one = min(t_one, best_per_call(one, calls))
+        if value == "functional_baseline":
+            t_bare = min(t_bare, best_per_call(bare, calls))
         t_many = min(t_many, best_per_call(many, max(1, calls // 10)))
         if product:   # the product routes' tasks run on every core; one point's single task on one
             t_many1 = min(t_many1, best_per_call(many_one_core, max(1, calls // 10)))
@@ -204,7 +218,8 @@ def row(label, value, method, n, d, m, repeat, calls) -> dict:
         t_floor = floor if t_floor != t_floor else min(t_floor, floor)
     share = t_many / POINTS
     return {"label": label, "n": n, "d": d, "one": t_one, "share": share, "ratio": t_one / share,
-            "floor": t_floor, "work": t_work, "shared": t_shared, "share_one_core": t_many1 / POINTS}
+            "floor": t_floor, "work": t_work, "shared": t_shared, "share_one_core": t_many1 / POINTS,
+            "bare": t_bare}
 
 
 def main(argv=None) -> list[dict]:
@@ -234,6 +249,10 @@ def main(argv=None) -> list[dict]:
               f"{r['ratio']:>9.2f} {floor} {1e3 * (r['one'] - arithmetic):>11.2f} {1e3 * arithmetic:>13.2f}",
               flush=True)
     for r in rows:
+        if r["bare"] != float("inf"):
+            print(f"{r['label']}: one point of a model with {BARE_TRAINING_POINTS} training points (the "
+                  f"same d; next to no arithmetic), the fixed cost of a call: {1e3 * r['bare']:.3f} ms, "
+                  f"{r['bare'] / r['one']:.0%} of one point at n = {r['n']}")
         if r["share_one_core"] != float("inf"):
             s1 = r["share_one_core"]
             print(f"{r['label']}: a point's share of a {POINTS}-point call held to one core: "
