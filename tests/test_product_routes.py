@@ -284,3 +284,37 @@ def test_unit_node_count_is_the_kernels_count_without_a_copy(d, terms, low, powe
     A = np.ascontiguousarray(a.T)
     assert unit_node_count(a, d) == node_count(A, None, A - 1.0, d, np.empty_like(A), np.empty_like(A))
     assert unit_node_count(a + 1.5, d) is None        # factors above 1: left to node_count
+
+
+@pytest.mark.parametrize("intercept", [0.0, 1.5])
+@pytest.mark.parametrize("normalize", [False, True])
+def test_games_count_the_terms_they_yield_and_a_zero_intercept_is_none(intercept, normalize):
+    """n_terms() is what iter_terms yields (the probe and the task count rely on it); a zero intercept is no term."""
+    rng = np.random.default_rng(3)
+    X, x = rng.normal(size=(12, 4)), rng.normal(size=(3, 4))
+    model = kx.models.KernelExpansion(X, rng.normal(size=12), kx.kernels.RBF(1.2), intercept=intercept)
+
+    def yielded(game):
+        return sum(w.shape[1] for _, w, _, _ in game.iter_terms())
+
+    baseline = kx.values.FunctionalBaseline(model, normalize=normalize).game(x)
+    assert baseline.n_terms() == yielded(baseline) == 12 + (intercept != 0.0) + normalize
+    interventional = kx.values.Interventional(model, background=X[:5]).game(x)
+    assert interventional.n_terms() == yielded(interventional) == 12 * 5 + (intercept != 0.0)
+    for game in (baseline, interventional):   # the values with and without the intercept's term
+        np.testing.assert_allclose(kx.shapley_values(game, method="product").values,
+                                   kx.shapley_values(game, method="exact").values, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(kx.shapley_values(game, method="product").base_values,
+                                   kx.shapley_values(game, method="exact").base_values, rtol=1e-12, atol=1e-13)
+
+
+def test_terms_alike_in_every_coalition_are_not_node_counted():
+    """An intercept (a = c = 1) needs no quadrature: a game of it alone has one node, and it adds to v(empty) only."""
+    from kernelxai.estimators.term_tasks import alike_everywhere, node_probe
+
+    g = kx.ProductGame(np.ones((1, 1, 30)), np.ones((1, 1, 30)), [[2.5]])
+    assert alike_everywhere(np.array([2.5]), np.ones((1, 30)), None)
+    assert not alike_everywhere(np.ones(5), np.ones((5, 30)), None)        # more than FEW_TERMS: not looked at
+    assert node_probe(g)[0] == 1
+    values, base = product_shapley(g)
+    assert np.all(values == 0.0) and base[0] == 2.5
