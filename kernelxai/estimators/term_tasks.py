@@ -49,6 +49,28 @@ def alike_everywhere(w, a, c) -> bool:
     Such terms (an intercept: a = c = 1) add the same to every v(S): nothing to
     share out, only v(empty). The routes skip them, and the node-count probe
     does not count their nodes. Larger tasks are not looked at (False).
+
+    Parameters
+    ----------
+    w : ndarray (M,)
+        The task's weights.
+    a : ndarray (M, d)
+        Present factors.
+    c : ndarray (M, d) or None
+        Absent factors; None means all ones.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelxai.estimators.term_tasks import alike_everywhere
+    >>> alike_everywhere(np.array([2.0]), np.ones((1, 3)), None)          # an intercept
+    True
+    >>> alike_everywhere(np.array([2.0]), np.array([[1.0, 0.5, 1.0]]), None)
+    False
     """
     if len(w) > FEW_TERMS:
         return False
@@ -218,6 +240,36 @@ def node_probe(game, max_terms=None, work_elements=WORK_ELEMENTS) -> tuple[int, 
     """:func:`estimate_nodes_detail`, and whether the probe saw every term of the game.
 
     When it did, the count holds for every term (see :func:`nodes_for_all`).
+
+    Parameters
+    ----------
+    game : ProductGame
+    max_terms : int, optional
+        Terms to look at (default as in :func:`estimate_nodes`).
+    work_elements : int
+        Size of one task, as in :func:`~kernelxai.product.product_shapley`.
+
+    Returns
+    -------
+    (nodes, terms, general, complete)
+        The first three as :func:`estimate_nodes_detail` gives them; ``complete``: whether
+        every term of the game was seen.
+
+    Raises
+    ------
+    TypeError
+        ``game`` is not a :class:`~kernelxai.games.ProductGame`.
+    ValueError
+        ``max_terms`` or ``work_elements`` is not a positive integer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> from kernelxai.estimators.term_tasks import node_probe
+    >>> a = np.random.default_rng(0).uniform(0.9, 1.0, size=(5, 40))
+    >>> node_probe(kx.ProductGame(a, np.ones_like(a), np.ones(5)))
+    (8, 5, False, True)
     """
     if not isinstance(game, ProductGame):
         raise TypeError(f"estimate_nodes needs a ProductGame; got {type(game).__name__}")

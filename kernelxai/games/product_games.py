@@ -438,6 +438,16 @@ class UnitAbsentGame(ProductGame):
         As ``np.broadcast_to(1.0, shape)``, made in a fraction of its time (a game yields one per
         block of terms, and a one-point call is a single block, #25).
 
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of the terms' factors, e.g. ``(instances, terms, d)``.
+
+        Returns
+        -------
+        ndarray
+            Ones of ``shape``, all strides 0.
+
         Examples
         --------
         >>> from kernelxai.games import UnitAbsentGame
