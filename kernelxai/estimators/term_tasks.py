@@ -243,11 +243,8 @@ def node_probe(game, max_terms=None, work_elements=WORK_ELEMENTS) -> tuple[int, 
 
     Parameters
     ----------
-    game : ProductGame
-    max_terms : int, optional
-        Terms to look at (default as in :func:`estimate_nodes`).
-    work_elements : int
-        Size of one task, as in :func:`~kernelxai.product.product_shapley`.
+    game, max_terms, work_elements
+        As :func:`estimate_nodes_detail`.
 
     Returns
     -------
@@ -257,10 +254,8 @@ def node_probe(game, max_terms=None, work_elements=WORK_ELEMENTS) -> tuple[int, 
 
     Raises
     ------
-    TypeError
-        ``game`` is not a :class:`~kernelxai.games.ProductGame`.
-    ValueError
-        ``max_terms`` or ``work_elements`` is not a positive integer.
+    TypeError, ValueError
+        As :func:`estimate_nodes_detail`.
 
     Examples
     --------
