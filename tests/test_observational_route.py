@@ -165,14 +165,14 @@ def test_lattice_grams_equal_coalition_grams(kernel, symmetric):
     A, B = rng.normal(size=(37, 4)), rng.normal(size=(23, 4))
     lattice = LatticeGrams(kernel, A, None if symmetric else B, n_blocks=5)
     reference = CoalitionGrams(kernel, A, A if symmetric else B)
-    lower = np.tril(np.ones(lattice.shape, bool)) if symmetric else np.ones(lattice.shape, bool)
+    upper = np.triu(np.ones(lattice.shape, bool)) if symmetric else np.ones(lattice.shape, bool)
     out = np.empty(lattice.shape)
     for mask, depth, feature, keep in lattice_walk(all_coalitions(4)[1:-1], 4):
         S = (mask >> np.arange(4) & 1).astype(bool)
         out[...] = np.nan
         lattice.node(depth, feature, out=out, keep=keep)
         K = reference(S)[0]
-        np.testing.assert_allclose(out[lower], K[lower], rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(out[upper], K[upper], rtol=1e-13, atol=1e-15)
         if symmetric:
             W = rng.normal(size=(len(A), 3))
             np.testing.assert_allclose(lattice.matmul(W, full=out), K @ W, rtol=0, atol=1e-12)

@@ -214,10 +214,13 @@ class LatticeGrams:
     for the nodes of the walk, written into a caller's matrix or kept on a
     stack of at most ``depth`` partial results for the node's children.
 
-    With ``B`` None (K_S(A, A), symmetric) only the lower triangle is stored,
-    as row blocks ``rows r0:r1 x columns 0:r1``: a full matrix filled by
-    :meth:`node` holds K_S on and below its diagonal (and on the diagonal
-    blocks) -- what a lower Cholesky factorisation and :meth:`matmul` read.
+    With ``B`` None (K_S(A, A), symmetric) only the upper triangle is stored,
+    as row blocks ``rows r0:r1 x columns r0:na``: a full (C-ordered) matrix
+    filled by :meth:`node` holds K_S on and above its diagonal (and on the
+    diagonal blocks) -- the lower triangle of the same memory read in Fortran
+    order, which LAPACK's lower Cholesky factorises in place (20% faster than
+    the upper one at a few hundred rows with OpenBLAS), and what :meth:`matmul`
+    reads.
 
     Parameters
     ----------
@@ -225,7 +228,7 @@ class LatticeGrams:
     A : array (na, d)
     B : array (nb, d), optional
     n_blocks : int, optional
-        Row blocks of the lower triangle (more blocks: less storage above the
+        Row blocks of the upper triangle (more blocks: less storage below the
         diagonal, more Python calls per pass). Default: one per ``BLOCK_ROWS``
         rows, at most 16.
     """
@@ -241,7 +244,7 @@ class LatticeGrams:
         scale = None if self.product else kernel._scales(self.d)
         # terms[j][block]: feature j's Gram (product) or squared scaled differences (Matern) on
         # one stored block, all features of a block formed in one call
-        blocks = [self._terms(A[r0:r1], B[:c1], scale) for r0, r1, c1 in self.bounds]
+        blocks = [self._terms(A[r0:r1], B[c0:c1], scale) for r0, r1, c0, c1 in self.bounds]
         self.terms = [[block[j] for block in blocks] for j in range(self.d)]
         self.stack = {}
 
@@ -267,19 +270,20 @@ class LatticeGrams:
         return isinstance(kernel, (ProductKernel, Matern))
 
     @staticmethod
-    def row_blocks(na, nb, symmetric, n_blocks=None) -> list[tuple[int, int, int]]:
-        """(r0, r1, c1) of the stored blocks: the lower triangle in row blocks, or the whole matrix."""
+    def row_blocks(na, nb, symmetric, n_blocks=None) -> list[tuple[int, int, int, int]]:
+        """(r0, r1, c0, c1) of the stored blocks (rows r0:r1, columns c0:c1): the upper triangle in row
+        blocks, or the whole matrix."""
         if not symmetric:
-            return [(0, na, nb)]
+            return [(0, na, 0, nb)]
         if n_blocks is None:
             n_blocks = min(16, na // BLOCK_ROWS)
         edges = np.unique(np.linspace(0, na, max(1, min(n_blocks, na)) + 1).astype(int))
-        return [(int(a), int(b), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+        return [(int(a), int(b), int(a), na) for a, b in zip(edges[:-1], edges[1:])]
 
     @classmethod
     def elements(cls, na, nb, d, symmetric, depth, n_blocks=None) -> int:
         """Numbers held by the per-feature cache and a stack of ``depth`` partial Grams."""
-        size = sum((r1 - r0) * c1 for r0, r1, c1 in cls.row_blocks(na, nb, symmetric, n_blocks))
+        size = sum((r1 - r0) * (c1 - c0) for r0, r1, c0, c1 in cls.row_blocks(na, nb, symmetric, n_blocks))
         return size * (d + max(0, depth - 1))
 
     def node(self, depth, feature, out=None, keep=False) -> None:
@@ -288,7 +292,7 @@ class LatticeGrams:
         The node above (depth - 1) must be on the stack (depth 1: the empty
         coalition). With ``keep`` the node's partial Gram goes on the stack for
         its children; with ``out`` (an (na, nb) array) K_S is written into it
-        (lower triangle and diagonal blocks when symmetric).
+        (upper triangle and diagonal blocks when symmetric).
         """
         parent = self.stack.get(depth - 1) if depth > 1 else None
         own = self.terms[feature]
@@ -307,8 +311,8 @@ class LatticeGrams:
             return
         if out is None:
             return
-        for (r0, r1, c1), t, p in zip(self.bounds, own, parent or own):
-            view = out[r0:r1, :c1]
+        for (r0, r1, c0, c1), t, p in zip(self.bounds, own, parent or own):
+            view = out[r0:r1, c0:c1]
             if parent is None:
                 view[...] = t
             else:
@@ -318,11 +322,11 @@ class LatticeGrams:
 
     def fill(self, depth, out) -> None:
         """Write K_S of the node on the stack at ``depth`` into ``out``."""
-        for (r0, r1, c1), s in zip(self.bounds, self.stack[depth]):
+        for (r0, r1, c0, c1), s in zip(self.bounds, self.stack[depth]):
             if self.product:
-                out[r0:r1, :c1] = s
+                out[r0:r1, c0:c1] = s
             else:
-                out[r0:r1, :c1] = self.kernel._profile(np.sqrt(s))
+                out[r0:r1, c0:c1] = self.kernel._profile(np.sqrt(s))
 
     def _combine(self, parent, term, out):
         if self.product:
@@ -338,19 +342,20 @@ class LatticeGrams:
         wheels each bundle an OpenBLAS with its own threads, and switching
         between two threaded pools on a 2-core machine made these products 10-20x
         slower and the factorisations 2x slower (one pool's idle threads keep
-        spinning while the other works). A symmetric ``full`` (lower triangle
+        spinning while the other works). A symmetric ``full`` (upper triangle
         and diagonal blocks filled) is one symmetric product (dsymm).
         """
         Wf = np.asfortranarray(W.reshape(len(W), -1))
         if self.symmetric and full is not None:
-            # full is C-ordered with K_S on and below its diagonal: as Fortran, the upper triangle
-            out = blas.dsymm(1.0, full.T, Wf, side=0, lower=0)
+            # full is C-ordered with K_S on and above its diagonal: as Fortran, the lower triangle
+            out = blas.dsymm(1.0, full.T, Wf, side=0, lower=1)
             return out.reshape((self.shape[0],) + W.shape[1:])
         out = np.zeros((self.shape[0], Wf.shape[1]), order="F")
-        blocks = (self.stack[depth] if full is None else [full[r0:r1, :c1] for r0, r1, c1 in self.bounds])
-        for (r0, r1, c1), K in zip(self.bounds, blocks):
+        blocks = (self.stack[depth] if full is None else
+                  [full[r0:r1, c0:c1] for r0, r1, c0, c1 in self.bounds])
+        for (r0, r1, c0, c1), K in zip(self.bounds, blocks):
             Kt = np.asfortranarray(K.T)          # a view when K is C-contiguous
-            out[r0:r1] += blas.dgemm(1.0, Kt, Wf[:c1], trans_a=1)
-            if self.symmetric and r0:
-                out[:r0] += blas.dgemm(1.0, Kt, Wf[r0:r1])[:r0]
+            out[r0:r1] += blas.dgemm(1.0, Kt, Wf[c0:c1], trans_a=1)
+            if self.symmetric and c1 > r1:       # the block's part right of its diagonal block, mirrored
+                out[r1:c1] += blas.dgemm(1.0, Kt, Wf[r0:r1])[r1 - c0:]
         return out.reshape((self.shape[0],) + W.shape[1:])

@@ -349,7 +349,7 @@ class ObservationalGame(Game, LinearInCoefficients):
         parent's (kept on a stack of at most d partial Grams) and one
         per-feature Gram (:class:`~kernelxai.kernels.coalition_grams.LatticeGrams`),
         written into one work matrix that is factorised in place (LAPACK potrf,
-        lower triangle) and solved for all right-hand sides of the coalition at
+        lower triangle in Fortran order) and solved for all right-hand sides of the coalition at
         once (potrs); no inverse is formed. The product form (Prop. 3) is
         rearranged so that no Gram is needed after its factorisation:
 
@@ -395,7 +395,7 @@ class ObservationalGame(Game, LinearInCoefficients):
         return out + exp.intercept
 
     def _walk_factor(self, BB, work, node):
-        """Cholesky factor (Fortran upper = work's lower triangle) of K_S + m eta I filled in ``work``."""
+        """Cholesky factor (Fortran lower = work's upper triangle) of K_S + m eta I filled in ``work``."""
         mask, depth, feature, keep = node
 
         def rebuild():
@@ -408,7 +408,7 @@ class ObservationalGame(Game, LinearInCoefficients):
         return self._factor_in_place(work, rebuild)
 
     def _factor_in_place(self, work, rebuild):
-        """A solver for (K_S + m eta I) x = rhs, factorising K_S held in ``work``'s lower triangle in place.
+        """A solver for (K_S + m eta I) x = rhs, factorising K_S held in ``work``'s upper triangle in place.
 
         SciPy's LAPACK (potrf, then potrs per right-hand side); if the factorisation fails (K_S
         numerically singular for this eta), ``rebuild()`` writes K_S into ``work`` again and the
@@ -418,13 +418,13 @@ class ObservationalGame(Game, LinearInCoefficients):
             work = np.ascontiguousarray(work)
         diagonal = work.reshape(-1)[::len(work) + 1]     # a view (work is C-contiguous)
         diagonal += self.ridge
-        c, info = lapack.dpotrf(work.T, lower=0, overwrite_a=1, clean=0)
+        c, info = lapack.dpotrf(work.T, lower=1, overwrite_a=1, clean=0)
         # potrf stops at a non-positive or NaN pivot (info > 0); an infinite one shows in the sum
         if info == 0 and math.isfinite(c.diagonal().sum()):
-            return lambda rhs: lapack.dpotrs(c, rhs, lower=0)[0]
+            return lambda rhs: lapack.dpotrs(c, rhs, lower=1)[0]
         work = rebuild()
-        K = np.tril(work)
-        K += np.tril(work, -1).T
+        K = np.triu(work)
+        K += np.triu(work, 1).T
         K[np.diag_indices_from(K)] += self.ridge
         L = cholesky_jitter(K, CME_SYSTEM, CME_ADVICE)
         return lambda rhs: sla.cho_solve((L, True), rhs, check_finite=False)
