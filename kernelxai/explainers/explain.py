@@ -139,10 +139,14 @@ def unknown_keyword_error(entry, unknown, arguments, value, vf_names, others=Non
         f"{entry} takes: {', '.join(arguments)}." + (" " + " ".join(hints) if hints else ""))
 
 
+#: Options every estimator call takes besides its own (the seed of its random generator).
+_CALL_OPTIONS = ("seed",)
+
+
 def _estimator_option_names(method):
     """Option names (aliases included) of ``method``, or of every estimator for ``"auto"``."""
     chosen = estimators().values() if isinstance(method, str) and method == "auto" else [get_estimator(method)]
-    names = {"seed"}
+    names = set(_CALL_OPTIONS)
     for est in chosen:
         names.update(est.accepted_options())
         names.update(est.option_aliases)
@@ -151,7 +155,7 @@ def _estimator_option_names(method):
 
 def _any_estimator_takes(name) -> bool:
     """Whether some estimator takes the option ``name`` (``seed`` included), as ``"auto"`` may pick any."""
-    return name == "seed" or any(name in est.accepted_options() or name in est.option_aliases
+    return name in _CALL_OPTIONS or any(name in est.accepted_options() or name in est.option_aliases
                                  for est in estimators().values())
 
 
