@@ -41,7 +41,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVR
 
 import kernelxai as kx
-from kernelxai.explainers import discrepancy
+from kernelxai.explainers import _discrepancy as discrepancy
 
 #: per size: explained points of the kernel routes, background rows, training rows of the
 #: observational and GP models, landmarks, points of the model-call routes, MMD/HSIC rows

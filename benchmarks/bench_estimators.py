@@ -14,7 +14,7 @@ import argparse
 import numpy as np
 
 import kernelxai as kx
-from kernelxai.reporting import timed
+from kernelxai.workbench._reporting import timed
 
 
 class CountingGame(kx.Game):

@@ -24,8 +24,8 @@ import kernelxai as kx
 from kernelxai.datasets import rkhs_shap
 from kernelxai.functionals import shapley_representers
 from kernelxai.models import KernelExpansion, KernelRidge
-from kernelxai.regularised import ShapleyRegularisedKernelRidge
-from kernelxai.reporting import timed
+from kernelxai.functionals._regularised import ShapleyRegularisedKernelRidge
+from kernelxai.workbench._reporting import timed
 
 
 def main():

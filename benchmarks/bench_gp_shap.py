@@ -38,7 +38,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 import kernelxai as kx
-from kernelxai.reporting import timed
+from kernelxai.workbench._reporting import timed
 
 
 def _masks(d):
@@ -106,7 +106,7 @@ def main(argv=None):
     y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * X[:, 3] ** 2 + 0.1 * rng.normal(size=n)
     kernel = ConstantKernel(1.0, "fixed") * RBF(np.linspace(1.0, 3.0, d), "fixed")
     gp = GaussianProcessRegressor(kernel, alpha=1e-2, optimizer=None).fit(X, y)
-    B = kx.background.subsample(X, m, seed=args.seed)
+    B = kx.explainers.subsample(X, m, seed=args.seed)
     X_explain = rng.normal(size=(k, d))
     print(f"== GP-SHAP: GaussianProcessRegressor (ARD RBF) on n = {n}, d = {d}; background m = {m}; "
           f"{k} explained points; {2**d * m} evaluation points per point ==", flush=True)

@@ -26,8 +26,8 @@ import time
 import numpy as np
 
 import kernelxai as kx
-from kernelxai.interactions import product_interactions as _product
-from kernelxai.reporting import timed
+from kernelxai.explainers._interactions import product_interactions as _product
+from kernelxai.workbench._reporting import timed
 
 
 def expansion_game(d, n=1000, seed=0):

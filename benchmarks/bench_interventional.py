@@ -43,7 +43,7 @@ from threadpoolctl import threadpool_limits
 
 import kernelxai as kx
 from kernelxai.models import as_expansion
-from kernelxai.values.interventional import Interventional
+from kernelxai.values._interventional import Interventional
 
 HAVE_SHAP = importlib.util.find_spec("shap") is not None
 

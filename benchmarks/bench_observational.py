@@ -36,7 +36,7 @@ import numpy as np
 from scipy.linalg import lapack
 
 import kernelxai as kx
-import kernelxai.values.observational as obs
+import kernelxai.values._observational as obs
 
 D, N_EXPLAIN, ETA = 8, 5, 1e-3
 #: Choleskys timed per repeat; their median times the number of coalitions is the floor.

@@ -78,7 +78,7 @@ from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
 from kernelxai.models import as_expansion
-from kernelxai.values.observational import small_blas
+from kernelxai.values._observational import small_blas
 
 try:  # the interventional floor, shared with bench_interventional.py (run as a script from anywhere)
     from bench_interventional import floor_table

@@ -27,9 +27,9 @@ import numpy as np
 
 import kernelxai as kx
 from kernelxai.datasets import pkex
-from kernelxai.discrepancy import MMDGame
-from kernelxai.product import product_shapley
-from kernelxai.reporting import timed
+from kernelxai.explainers._discrepancy import MMDGame
+from kernelxai.estimators._product import product_shapley
+from kernelxai.workbench._reporting import timed
 
 #: Reference-code timings quoted for the paper's reference code (2-core CPU), for context only.
 REFERENCE_STABLE = {200: 1.1, 500: 14.0}
@@ -87,7 +87,7 @@ def part_mmd(jobs):
     tracemalloc.stop()
     game = MMDGame(X, Z, kernel)
     _, t_stable = timed(lambda: kx.shapley_values(game, method="stable", n_jobs=jobs))
-    _, t_stat = timed(lambda: kx.discrepancy.mmd_permutation_test(X, Z, kernel, n_permutations=0))
+    _, t_stat = timed(lambda: kx.explainers._discrepancy.mmd_permutation_test(X, Z, kernel, n_permutations=0))
     pairs = 2000 * 2001 // 2
     print(f"   quadrature: {t_attr:.2f} s (target < 30 s: {'met' if t_attr < 30 else 'NOT met'}); "
           f"stable (Alg. 2): {t_stable:.2f} s ({t_stable / t_attr:.1f}x); MMD^2 alone: {t_stat:.2f} s "

@@ -5,7 +5,7 @@ per task of terms from an accuracy bound -- often a handful where ceil(d/2) woul
 be exact for any factors. The cost model behind ``method="auto"``, the chunk sizes
 of ``kx.explain``, the progress bar and the ``max_cost`` refusal used to assume
 ceil(d/2) nodes ("old": 6 d ceil(d/2) operations per term); it now takes the node
-count of the game's first terms (``kernelxai.product.estimate_nodes``) and counts
+count of the game's first terms (``kernelxai.estimators._product.estimate_nodes``) and counts
 the kernel's passes ("new": d (7 + 5 q) per term with absent factors 1, d (17 + 5 q)
 otherwise; see ``kernelxai/estimators/quadrature.py``).
 
@@ -44,9 +44,9 @@ import numpy as np
 from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
-from kernelxai import product
-from kernelxai.estimators import gauss_legendre, quadrature_numba
-from kernelxai.explain import build_game
+from kernelxai.estimators import _product as product
+from kernelxai.estimators import _gauss_legendre as gauss_legendre, _quadrature_numba as quadrature_numba
+from kernelxai.explainers._explain import build_game
 
 #: (d, training points, background rows of the interventional game)
 SETTINGS = ((10, 1000, 50), (80, 1000, 20), (500, 1000, 20))

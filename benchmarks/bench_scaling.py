@@ -48,8 +48,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import kernelxai as kx
-from kernelxai import product
-from kernelxai.reporting import timed
+from kernelxai.estimators import _product as product
+from kernelxai.workbench._reporting import timed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_throughput import alternate, backends, elements, expansion, fma_numpy  # noqa: E402
@@ -85,7 +85,7 @@ def part_workers(rows, d, points, chunk, background_rows, repeat):
     rng = np.random.default_rng(0)
     X, y = make_data(rows, d, rng)
     model = nystroem_model(d).fit(X, y)
-    B = kx.background.subsample(X, background_rows, seed=0)
+    B = kx.explainers.subsample(X, background_rows, seed=0)
     Xe = make_data(points, d, rng)[0]
     print(f"1. two workers: {points} points in chunks of {chunk}, Nystroem model ({rows} rows, d = {d}, "
           f"100 landmarks), {background_rows} background rows")
@@ -123,7 +123,7 @@ def part_nystroem(rows, d, points, background_rows, repeat):
     model, fit_s = timed(lambda: nystroem_model(d).fit(X, y))
     f = kx.models.as_expansion(model)
     error = np.abs(f.predict(Xe) - model.predict(Xe)).max()
-    B = kx.background.subsample(X, background_rows, seed=0)
+    B = kx.explainers.subsample(X, background_rows, seed=0)
     with kx.config_context(progress=False):
         e, t = timed(lambda: kx.explain(model, Xe[:points], background=B), repeat=repeat)
     efficiency = np.abs(e.values.sum(1) + e.base_values - model.predict(Xe[:points])).max()

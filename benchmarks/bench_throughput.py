@@ -45,8 +45,8 @@ import time
 import numpy as np
 
 import kernelxai as kx
-from kernelxai import product
-from kernelxai.reporting import timed
+from kernelxai.estimators import _product as product
+from kernelxai.workbench._reporting import timed
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 HAVE_NUMEXPR = importlib.util.find_spec("numexpr") is not None

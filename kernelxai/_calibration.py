@@ -226,7 +226,6 @@ def arithmetic_passes(numbers: float) -> float:
     Examples
     --------
     >>> import kernelxai as kx
-    >>> from kernelxai._calibration import arithmetic_passes
     >>> with kx.config_context(flops_per_second=1e9):
     ...     arithmetic_passes(1e6)
     1000000.0
@@ -262,7 +261,6 @@ def kernel_factors(count: float) -> float:
     Examples
     --------
     >>> import kernelxai as kx
-    >>> from kernelxai._calibration import FACTOR_OPS, kernel_factors
     >>> with kx.config_context(flops_per_second=1e9):
     ...     kernel_factors(1000.0) == 1000.0 * FACTOR_OPS
     True
@@ -278,7 +276,7 @@ def fresh_numbers(count: float, array_numbers: float) -> float:
     An array above the allocator's threshold is mapped afresh from the operating system, and
     every 4 KiB page of it costs a page fault on first touch: on a virtual machine ~3 us a
     page, several times the arithmetic done on it. kernelxai raises glibc's threshold to
-    :data:`~kernelxai._memory.PRIMED_BYTES` (24 MiB) when imported (:mod:`kernelxai._memory`),
+    ``kernelxai._memory.PRIMED_BYTES`` (24 MiB) when imported (``kernelxai._memory``),
     so arrays up to that size come from memory the allocator keeps and cost nothing here;
     larger ones are counted, timed as ``touch_seconds`` (a fresh mapping written once) and
     converted at the elementwise rate (:data:`FRESH_OPS` each under a ``flops_per_second``
@@ -299,7 +297,6 @@ def fresh_numbers(count: float, array_numbers: float) -> float:
     Examples
     --------
     >>> import kernelxai as kx
-    >>> from kernelxai._calibration import FRESH_OPS, fresh_numbers
     >>> big = 2**23                       # 64 MiB arrays: above the threshold, fresh pages
     >>> with kx.config_context(flops_per_second=1e9):
     ...     fresh_numbers(2.0 * big, big) == 2.0 * big * FRESH_OPS
@@ -344,7 +341,6 @@ def threaded_blas(blas_flops: float) -> float:
     Examples
     --------
     >>> import kernelxai as kx
-    >>> from kernelxai._calibration import threaded_blas
     >>> with kx.config_context(flops_per_second=1e9):
     ...     threaded_blas(4e9)
     4000000000.0
@@ -380,7 +376,6 @@ def price(flops: float = 0.0, blas_flops: float = 0.0, steps: float = 0.0,
 
     Examples
     --------
-    >>> from kernelxai._calibration import price
     >>> import kernelxai as kx
     >>> with kx.config_context(flops_per_second=1e9):
     ...     price(flops=2e9, blas_flops=1e9, steps=100, model_seconds=0.5)
@@ -419,7 +414,6 @@ def time_model_calls(predict: Callable[[np.ndarray], object], rows: np.ndarray,
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai._calibration import time_model_calls
     >>> per_call, per_row = time_model_calls(lambda X: X.sum(axis=1), np.ones((4, 3)))
     >>> per_call >= 0 and per_row > 0
     True
@@ -453,7 +447,6 @@ class Work:
 
     Examples
     --------
-    >>> from kernelxai._calibration import Work
     >>> w = Work(flops=10.0, steps=2.0) + Work(blas_flops=5.0)
     >>> w.flops, w.blas_flops, w.steps
     (10.0, 5.0, 2.0)

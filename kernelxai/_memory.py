@@ -43,7 +43,6 @@ def prime_allocator() -> bool:
 
     Examples
     --------
-    >>> from kernelxai._memory import prime_allocator
     >>> prime_allocator()          # done when kernelxai was imported
     False
     """

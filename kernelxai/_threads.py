@@ -88,7 +88,6 @@ def single_threaded_blas(enabled=True) -> Iterator[None]:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai._threads import single_threaded_blas
     >>> with single_threaded_blas():
     ...     x = np.linalg.solve(np.eye(3) * 2.0, np.ones(3))
     >>> x
@@ -139,7 +138,6 @@ def small_blas(m) -> contextlib.AbstractContextManager:
 
     Examples
     --------
-    >>> from kernelxai._threads import blas_threads, small_blas
     >>> with small_blas(200):
     ...     blas_threads()
     1
@@ -157,7 +155,6 @@ def blas_threads() -> int:
 
     Examples
     --------
-    >>> from kernelxai._threads import blas_threads, single_threaded_blas
     >>> blas_threads() >= 1
     True
     >>> with single_threaded_blas():
@@ -211,7 +208,6 @@ def with_helpers(work: Callable[[], None], n_jobs: int) -> None:
     Examples
     --------
     >>> import threading
-    >>> from kernelxai._threads import with_helpers
     >>> tasks, lock, done = iter(range(100)), threading.Lock(), []
     >>> def work():
     ...     while True:

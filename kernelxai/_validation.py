@@ -67,7 +67,7 @@ def densify(x, name) -> Any:
             f"{name} is a scipy sparse matrix of shape {shape}; kernelxai computes with dense arrays "
             f"and its dense copy would take {need / 2**20:.0f} MiB, more than max_memory "
             f"({limit / 2**20:.0f} MiB). Explain fewer rows, pass a smaller background "
-            "(e.g. kx.background.subsample(X_train, 100)), select features first, or raise the limit "
+            "(e.g. kx.explainers.subsample(X_train, 100)), select features first, or raise the limit "
             "with kx.config_context(max_memory=...)")
     return x.toarray()
 
@@ -181,7 +181,8 @@ def feature_names_in(obj) -> list[str] | None:
     return _string_columns(obj)
 
 
-def check_feature_names(X, expected, name="X", *, reference="the model was fitted with") -> None:
+def check_feature_names(X, expected, name="X", *, reference="the model was fitted with", got=None,
+                        reorder=None) -> None:
     """Refuse a DataFrame whose columns differ in names or order from ``expected``.
 
     The check scikit-learn makes on ``predict``: a DataFrame whose columns are
@@ -202,6 +203,11 @@ def check_feature_names(X, expected, name="X", *, reference="the model was fitte
         The argument's name, used in error messages.
     reference : str
         What ``expected`` are, completing "... than {reference}".
+    got : list of str, optional
+        The names ``X`` holds, when they are not its DataFrame columns (the
+        ``feature_names`` of an Explanation); default: ``X``'s string columns.
+    reorder : str, optional
+        How to reorder, shown in the message (default ``"{name}[[...]]"``).
 
     Raises
     ------
@@ -220,16 +226,17 @@ def check_feature_names(X, expected, name="X", *, reference="the model was fitte
     """
     if expected is None:
         return
-    got = _string_columns(X)
+    got = _string_columns(X) if got is None else [str(c) for c in got]
     if got is None:
         return
     expected = [str(c) for c in expected]
     if got == expected:
         return
     if sorted(got) == sorted(expected):
+        how = f"{name}[{expected!r}]" if reorder is None else reorder.format(expected=expected)
         raise ValueError(
             f"{name} has the features in a different order than {reference}: got {got}, "
-            f"expected {expected}. Reorder the columns, e.g. {name}[{expected!r}]"
+            f"expected {expected}. Reorder the columns, e.g. {how}"
         )
     unseen = [c for c in got if c not in expected]
     missing = [c for c in expected if c not in got]
@@ -246,7 +253,7 @@ def check_columns(X, name="X", *, model=None, sample=None, sample_name="the back
     (or there is no model), relative to the first sample it is compared with
     -- is refused; it is never silently reordered. This is the choice
     ``kx.explain`` makes, held everywhere: ``explain_gp``, ``ShapleyPrior``,
-    ``kx.background``, the discrepancy explainers and the functionals call
+    ``kx.explainers.summarize``, the discrepancy explainers and the functionals call
     it too, so each refuses with the same message
     (:func:`check_feature_names`).
 

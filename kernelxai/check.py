@@ -3,7 +3,7 @@
 Every notebook writes its key numbers to a results JSON, and
 ``notebooks/baselines/NAME.json`` records, per mode, which of them are compared, with a value, a
 tolerance and the reason for it (the format, the JSON pointers and the drift rules are described in
-:mod:`kernelxai.workbench.notebook_baselines`).
+the user guide's "Checking the results").
 
 Usage::
 
@@ -18,25 +18,22 @@ problem when an option is refused (a timeout that is not a positive number of
 seconds, an output path that is a file, an unknown option, notebook or
 parameter) before anything runs.
 
-This module is the command line; the work is done in :mod:`kernelxai.workbench`:
-:mod:`~kernelxai.workbench.notebook_baselines` (loading and comparing),
-:mod:`~kernelxai.workbench.baseline_recording` (recording),
-:mod:`~kernelxai.workbench.notebook_runner` (running the notebooks) and
-:mod:`~kernelxai.workbench.check_report` (the report). Their public names are
-re-exported here, as before.
+This module is the command line; the work is done in private modules of
+:mod:`kernelxai.workbench` (loading and comparing baselines, recording them, running the
+notebooks, writing the report), whose public names are listed here.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from pathlib import Path
 
-from .workbench.baseline_recording import auto_numbers, environment, record, write_baseline
-from .workbench.check_report import write_report  # noqa: F401 - public here, not in __all__ (as before)
-from .workbench.json_values import resolve_pointer
-from .workbench.notebook_baselines import (  # noqa: F401 - FORMAT, MODES, annotate: public here, not in __all__ (as before)
+from ._params import closest
+from .workbench._baseline_recording import auto_numbers, environment, record, write_baseline
+from .workbench._check_report import write_report  # noqa: F401 - public here, not in __all__ (as before)
+from .workbench._json_values import resolve_pointer
+from .workbench._notebook_baselines import (  # noqa: F401 - FORMAT, MODES, annotate: public here, not in __all__ (as before)
     FORMAT,
     MODES,
     Comparison,
@@ -51,7 +48,7 @@ from .workbench.notebook_baselines import (  # noqa: F401 - FORMAT, MODES, annot
     mode_of,
     notebooks_dir,
 )
-from .workbench.notebook_runner import check_requirements, run_check
+from .workbench._notebook_runner import check_requirements, run_check
 
 __all__ = [
     "Comparison",
@@ -84,7 +81,7 @@ class _OneLineParser(argparse.ArgumentParser):
         parsed, extra = self.parse_known_args(args, namespace)
         if extra:
             options = [o for action in self._actions for o in action.option_strings]
-            close = difflib.get_close_matches(extra[0], options, n=1) if extra[0].startswith("-") else []
+            close = closest(extra[0], options) if extra[0].startswith("-") else []
             self.error(f"unrecognized arguments: {' '.join(extra)}"
                        + (f" (did you mean {close[0]!r}?)" if close else ""))
         return parsed

@@ -34,9 +34,9 @@ import numpy as np
 
 from . import plots
 from .estimators import get_estimator
-from .explainers.background import subsample
-from .explainers.explain import explain
-from .explainers.gp_shap import explain_gp
+from .explainers import subsample
+from .explainers._explain import explain
+from .explainers._gp_shap import explain_gp
 from .explanation import Explanation
 from .values import registered
 

@@ -66,7 +66,7 @@ def headline_figure(nb):
 def render_html(nb, target):
     from nbconvert import HTMLExporter
 
-    from kernelxai.reporting import atomic_write
+    from kernelxai.workbench._reporting import atomic_write
 
     body, _ = HTMLExporter().from_notebook_node(nb)
     with atomic_write(target) as fh:
@@ -93,7 +93,7 @@ def run_one(path, params, timeout, figures=False, build=BUILD):
     import nbformat
     import papermill as pm
 
-    from kernelxai.reporting import atomic_write
+    from kernelxai.workbench._reporting import atomic_write
 
     name = path.stem
     out_nb = build / "notebooks" / path.name
@@ -218,7 +218,7 @@ def main(argv=None):
         missing = wanted - {p.stem for p in paths}
         if missing:
             ap.error(f"no such notebook(s): {', '.join(sorted(missing))}")
-    from kernelxai.reporting import check_parameter_names, notebook_parameters
+    from kernelxai.workbench._reporting import check_parameter_names, notebook_parameters
 
     try:  # every parameter name, before any kernel starts
         for path in paths:

@@ -33,7 +33,7 @@ def execute(path, results, parameters, out_dir=OUT, timeout=CELL_TIMEOUT):
     A parameter name the notebook's parameters cell does not assign is refused
     before a kernel starts, naming it, the accepted names and a close one.
     """
-    from kernelxai.reporting import check_parameter_names, notebook_parameters
+    from kernelxai.workbench._reporting import check_parameter_names, notebook_parameters
 
     path = Path(path)
     try:

@@ -2,7 +2,7 @@
 
 SVMs keep only their support vectors: a value function that needs a
 background asks for one instead of silently averaging over the support
-vectors. ``kx.background`` subsamples or summarises a large background and
+vectors. ``kx.explainers`` subsamples or summarises a large background and
 reports the MMD the summary costs.
 """
 
@@ -13,8 +13,9 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import StandardScaler
 
 import kernelxai as kx
-from kernelxai import background as kb
-from kernelxai.values.base import default_background
+from kernelxai import explainers as kb
+from kernelxai.explainers import _background_bound, _background_summaries
+from kernelxai.values._base import default_background
 
 
 # --------------------------------------------------------------------------- #
@@ -119,7 +120,7 @@ def test_default_background_helper():
 
 
 # --------------------------------------------------------------------------- #
-# kx.background.subsample / summarize
+# kx.explainers.subsample / summarize
 # --------------------------------------------------------------------------- #
 def _clustered(seed=1):
     rng = np.random.default_rng(seed)
@@ -164,7 +165,7 @@ def test_summarize_shapes_weights_and_names(method):
         # cluster shares: the summary's weighted mean is the sample mean (k-means centroids)
         np.testing.assert_allclose(s.weights @ s.points.to_numpy(), X.mean(axis=0), atol=1e-8)
         np.testing.assert_allclose(s.weights * 1000, np.round(s.weights * 1000), atol=1e-9)
-    # the reported MMDs are those of kx.background.mmd on the same kernel
+    # the reported MMDs are those of kx.explainers.mmd on the same kernel
     assert np.isclose(s.mmd, kb.mmd(s.points, X, kernel=s.kernel), atol=1e-7)
     assert np.isclose(s.weighted_mmd, kb.mmd(s.points, X, s.weights, kernel=s.kernel), atol=1e-7)
 

@@ -105,7 +105,7 @@ def test_strings_bools_and_rankings_are_compared_exactly_and_missing_numbers_dri
     assert res.checks[2].message.startswith("/gone: missing")
     # a bool is not the number 1
     assert not compare(_results(holds=1), _baseline({"/holds": {"value": True}})).checks[0].ok
-    # non-finite numbers are stored as strings by kx.reporting.to_jsonable: equal strings pass
+    # non-finite numbers are stored as strings by kx.workbench._reporting.to_jsonable: equal strings pass
     assert compare(_results(x="nan"), _baseline({"/x": {"value": "nan"}})).status == "ok"
     assert compare(_results(x=1.0), _baseline({"/x": {"value": "nan", "abs": 1.0}})).status == "drift"
 
@@ -250,10 +250,10 @@ def test_a_perturbed_number_fails_the_smoke_test_with_a_clear_message():
 def _toy_notebook(directory, name="99-toy", value="0.5"):
     cells = [
         ("import kernelxai as kx\nsmoke = False\npaper = False\nseed = 0\n"
-         f'results_path = "../build/results/{name}.json"\nn = kx.reporting.default(10, smoke=3, minimum=1)',
+         f'results_path = "../build/results/{name}.json"\nn = kx.workbench.default(10, smoke=3, minimum=1)',
          ["parameters"]),
-        ("params = kx.reporting.resolve_parameters(globals())\nglobals().update(params)\n"
-         f"kx.save_results(results_path, {{'x': {value} * n, 'labels': ['a', 'b'], 'seconds': 0.1}}, "
+        ("params = kx.workbench.resolve_parameters(globals())\nglobals().update(params)\n"
+         f"kx.workbench.save_results(results_path, {{'x': {value} * n, 'labels': ['a', 'b'], 'seconds': 0.1}}, "
          "summary='toy', parameters=params)", []),
     ]
     nb = {"cells": [{"cell_type": "code", "metadata": {"tags": tags}, "source": src, "outputs": [],

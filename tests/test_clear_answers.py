@@ -14,9 +14,9 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC, SVR, NuSVR, OneClassSVM
 
 import kernelxai as kx
-from kernelxai.estimators.registry import InvalidOptionError
+from kernelxai.estimators._registry import InvalidOptionError
 from kernelxai.models import as_expansion
-from kernelxai.models.convert.converters import PrecomputedKernelError
+from kernelxai.models.convert._converters import PrecomputedKernelError
 
 
 def _data():

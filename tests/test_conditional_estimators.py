@@ -22,7 +22,7 @@ import kernelxai as kx
 from kernelxai.estimators import InvalidOptionError
 from kernelxai.games import all_coalitions
 from kernelxai.values import Empirical, GaussianConditional, GaussianCopula, Marginal
-from kernelxai.values.conditional import conditional_gaussian_blocks, empirical_quantiles, normal_scores
+from kernelxai.values._conditional import conditional_gaussian_blocks, empirical_quantiles, normal_scores
 
 D = 3
 COV = np.array([[1.0, 0.7, 0.3], [0.7, 1.0, 0.5], [0.3, 0.5, 1.0]])

@@ -119,10 +119,10 @@ def test_models_of_other_families_are_not_taken(converter):
 def test_docs_list_the_registered_converters():
     from pathlib import Path
 
-    from kernelxai.workbench import routes
+    from kernelxai.workbench import _routes as routes
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "routes.md").read_text()
     inside = text.split(routes.CONVERTERS_START)[1].split(routes.CONVERTERS_END)[0].strip()
     assert inside == routes.converter_table_markdown(), (
         "docs/routes.md's table of converters is out of date with the registry; regenerate it with "
-        "`python -m kernelxai.workbench.routes --update docs/routes.md`")
+        "`python -m kernelxai.workbench._routes --update docs/routes.md`")

@@ -1,6 +1,6 @@
 """The product route's cost model follows the node count the quadrature really uses (#14).
 
-``kernelxai.product.estimate_nodes`` predicts, from a game's first terms, the
+``kernelxai.estimators._product.estimate_nodes`` predicts, from a game's first terms, the
 Gauss-Legendre node count the quadrature kernel chooses; ``method="product"``'s
 cost counts the kernel's passes with it. Checked here: the prediction against
 the counts the kernel reports when run on the same terms (instrumented) and
@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 import kernelxai as kx
-from kernelxai import product
+from kernelxai.estimators import _product as product
 from kernelxai._config import working_elements
-from kernelxai.estimators import get_estimator, quadrature_kernel, quadrature_numba
-from kernelxai.estimators.term_tasks import PROBE_TERMS, nodes_for_all, probed
-from kernelxai.explain import build_game
+from kernelxai.estimators import get_estimator, _quadrature_kernel as quadrature_kernel, _quadrature_numba as quadrature_numba
+from kernelxai.estimators._term_tasks import PROBE_TERMS, nodes_for_all, probed
+from kernelxai.explainers._explain import build_game
 from kernelxai.games import SumOfProductGames
 from kernelxai.models import KernelExpansion
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import kernelxai as kx
-from kernelxai.datasets import rdatasets
+from kernelxai.datasets import _rdatasets as rdatasets
 
 ROOT = Path(__file__).resolve().parents[1]
 BOSTON = ["crim", "zn", "indus", "chas", "nox", "rm", "age", "dis", "rad", "tax", "ptratio", "black", "lstat"]

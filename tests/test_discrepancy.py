@@ -6,7 +6,7 @@ import pytest
 
 import kernelxai as kx
 from kernelxai.datasets import pkex
-from kernelxai.discrepancy import HSICGame, MMDGame, hsic_permutation_test, mmd_permutation_test
+from kernelxai.explainers._discrepancy import HSICGame, MMDGame, hsic_permutation_test, mmd_permutation_test
 
 
 def mmd_reference(X, Z, kernel, unbiased=True):

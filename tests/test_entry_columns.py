@@ -83,13 +83,13 @@ def _entry_points():
         "ShapleyPrior.fit/X":
             lambda m, f: kx.ShapleyPrior(m["gp"], background=m["B"]).fit(f(m["P"]), m["known"]),
         "ShapleyPrior.predict/X": lambda m, f: m["prior"].predict(f(m["P2"])),
-        "background.mmd/sample": lambda m, f: kx.background.mmd(f(m["B"]), m["X"]),
+        "background.mmd/sample": lambda m, f: kx.explainers.mmd(f(m["B"]), m["X"]),
         "background.summary_bound/summary":
-            lambda m, f: kx.background.summary_bound(m["krr"], f(m["B"]), m["X"]),
+            lambda m, f: kx.explainers.summary_bound(m["krr"], f(m["B"]), m["X"]),
         "background.summary_bound/background":
-            lambda m, f: kx.background.summary_bound(m["krr"], m["B"], f(m["X"])),
+            lambda m, f: kx.explainers.summary_bound(m["krr"], m["B"], f(m["X"])),
         "background.summary_bound/summary vs background (unnamed model)":
-            lambda m, f: kx.background.summary_bound(m["krr_unnamed"], f(m["B"]), m["X"]),
+            lambda m, f: kx.explainers.summary_bound(m["krr_unnamed"], f(m["B"]), m["X"]),
         "functionals.shapley_representers/X":
             lambda m, f: fn.shapley_representers(m["krr"], f(m["P"]), background=m["B"]),
         "functionals.shapley_representers/background":
@@ -111,7 +111,7 @@ ENTRY_POINTS = _entry_points()
 
 #: entry points that do not refuse yet: the kernel value functions (interventional, observational)
 #: do not keep a DataFrame background's columns for an unnamed model, as the model-call ones do
-#: (``background_names`` in kernelxai.values.agnostic)
+#: (``background_names`` in kernelxai.values._agnostic)
 NOT_YET = set()  # every entry point refuses
 
 
@@ -151,10 +151,10 @@ def test_ordered_frames_give_the_numbers_of_arrays(fitted):
     prior_a = kx.ShapleyPrior(m["gp"], background=Ba).fit(Pa, m["known"])
     _same(m["prior"].predict(P2).values, prior_a.predict(P2a).values)
     _same(m["prior"].predict(P2).covariance, prior_a.predict(P2a).covariance)
-    _same(kx.background.mmd(B, X), kx.background.mmd(Ba, Xa))
-    _same(kx.background.summarize(X, 5, method="herding").points,
-          kx.background.summarize(Xa, 5, method="herding").points)
-    _same(kx.background.summary_bound(m["krr"], B, X).bound, kx.background.summary_bound(m["krr"], Ba, Xa).bound)
+    _same(kx.explainers.mmd(B, X), kx.explainers.mmd(Ba, Xa))
+    _same(kx.explainers.summarize(X, 5, method="herding").points,
+          kx.explainers.summarize(Xa, 5, method="herding").points)
+    _same(kx.explainers.summary_bound(m["krr"], B, X).bound, kx.explainers.summary_bound(m["krr"], Ba, Xa).bound)
     _same(fn.shapley_representers(m["krr"], P, background=B).matrices,
           fn.shapley_representers(m["krr"], Pa, background=Ba).matrices)
     _same(fn.functional_distances(m["krr"], P, P2, background=B),
@@ -172,7 +172,7 @@ def test_single_sample_entry_points_carry_names_with_columns(data):
         ordered, shuffled = call(X), call(X[SHUFFLED])
         assert list(shuffled.feature_names) == SHUFFLED
         _same(np.asarray(shuffled.values)[..., :], np.asarray(ordered.values)[..., order])
-    ordered = kx.background.summarize(X, 5, method="herding")
-    shuffled = kx.background.summarize(X[SHUFFLED], 5, method="herding")
+    ordered = kx.explainers.summarize(X, 5, method="herding")
+    shuffled = kx.explainers.summarize(X[SHUFFLED], 5, method="herding")
     assert list(shuffled.points.columns) == SHUFFLED
     _same(shuffled.points.to_numpy(), ordered.points.to_numpy()[:, order])

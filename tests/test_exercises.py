@@ -1,4 +1,4 @@
-"""kx.exercises and the exercise notebooks (notebooks/exercises/).
+"""kx.workbench.exercises and the exercise notebooks (notebooks/exercises/).
 
 * The checks: right answers (written here by brute force, independently of
   kernelxai) pass on many random draws; hard-coded answers, unanswered stubs,
@@ -27,7 +27,7 @@ import pytest
 
 import kernelxai as kx
 from kernelxai import exercises as ex
-from kernelxai.workbench.exercises import dependence_tasks, regression_tasks, shapley_tasks, student_games
+from kernelxai.workbench.exercises import _dependence_tasks as dependence_tasks, _regression_tasks as regression_tasks, _shapley_tasks as shapley_tasks, _student_games as student_games
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "notebooks" / "exercises"
@@ -400,7 +400,7 @@ def test_ordering_reference_and_variant_formulas_by_brute_force():
 
 
 def test_exercises_import_is_lazy_and_light():
-    code = ("import sys, kernelxai\nassert 'kernelxai.exercises' not in sys.modules\n"
+    code = ("import sys, kernelxai\nassert 'kernelxai.workbench.exercises' not in sys.modules\n"
             "kernelxai.exercises\nprint('matplotlib.pyplot' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

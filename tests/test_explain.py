@@ -97,7 +97,7 @@ def test_models_fitted_on_dataframes_get_their_column_names_back():
     import pandas as pd
     from sklearn.kernel_ridge import KernelRidge as SkKRR
 
-    from kernelxai.values.agnostic import as_predict
+    from kernelxai.values._agnostic import as_predict
 
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])

@@ -11,10 +11,10 @@ import pytest
 import threadpoolctl
 
 import kernelxai as kx
-import kernelxai.models.logistic as km
+import kernelxai.models._logistic as km
 from kernelxai import _threads
-from kernelxai.values.interventional import InterventionalGame
-from kernelxai.values.observational import ObservationalGame
+from kernelxai.values._interventional import InterventionalGame
+from kernelxai.values._observational import ObservationalGame
 
 WAIT = 30.0  # seconds; a choreography step that waits longer has failed anyway
 
@@ -276,7 +276,7 @@ def test_hsic_permutation_test_never_forms_an_n_by_n_matrix():
     """Used to hold K, H K H, L and a permuted L: 4 n^2 floats (3 GB each at n = 20 000)."""
     import tracemalloc
 
-    from kernelxai.discrepancy import hsic_permutation_test
+    from kernelxai.explainers._discrepancy import hsic_permutation_test
 
     rng = np.random.default_rng(0)
     n = 3000
@@ -303,7 +303,7 @@ HSIC_IN_A_SMALL_ADDRESS_SPACE = textwrap.dedent("""
     import resource, sys
     import numpy as np
     import kernelxai as kx
-    from kernelxai.discrepancy import hsic_permutation_test
+    from kernelxai.explainers._discrepancy import hsic_permutation_test
 
     with open("/proc/self/status") as f:
         vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize"))

@@ -189,12 +189,12 @@ TINY = {
         {"cell_type": "code", "id": "p", "metadata": {"tags": ["parameters"]}, "execution_count": None,
          "outputs": [], "source": "import kernelxai as kx\nsmoke = False\npaper = False\nseed = 0\n"
                                   "results_path = '../build/results/99-tiny.json'\n"
-                                  "n = kx.reporting.default(3, smoke=2, minimum=1)"},
+                                  "n = kx.workbench.default(3, smoke=2, minimum=1)"},
         {"cell_type": "code", "id": "r", "metadata": {"tags": ["headline"]}, "execution_count": None,
          "outputs": [], "source": "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
-                                  "params = kx.reporting.resolve_parameters(globals())\n"
+                                  "params = kx.workbench.resolve_parameters(globals())\n"
                                   "globals().update(params)\nplt.plot(range(n)); plt.show()\n"
-                                  "kx.save_results(results_path, {'n': n}, summary=f'n = {n}', "
+                                  "kx.workbench.save_results(results_path, {'n': n}, summary=f'n = {n}', "
                                   "parameters=params)"},
     ],
     "metadata": {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python",

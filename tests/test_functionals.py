@@ -21,7 +21,7 @@ from kernelxai import functionals as F
 from kernelxai.games import all_coalitions
 from kernelxai.kernels import RBF, Categorical, Laplace, Matern, Product
 from kernelxai.models import KernelExpansion
-from kernelxai.product import product_shapley
+from kernelxai.estimators._product import product_shapley
 from kernelxai.values import FunctionalBaseline, Interventional, Observational
 
 

@@ -16,7 +16,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
-from kernelxai.gp_shap import explain_gp
+from kernelxai.explainers._gp_shap import explain_gp
 
 D, M, N_TRAIN = 3, 5, 30
 
@@ -196,7 +196,7 @@ def test_errors(small):
         explain_gp(GaussianProcessRegressor(), x_rows)
     with pytest.raises(TypeError, match="GaussianProcessRegressor.*KernelRidge"):
         explain_gp(KernelRidge().fit(X, X[:, 0]), x_rows)
-    with pytest.raises(ValueError, match="kx.background.subsample"):
+    with pytest.raises(ValueError, match="kx.explainers.subsample"):
         explain_gp(gp, x_rows[:1], background=np.zeros((9000, D)), method="exact")
     with pytest.raises(ValueError, match="joint=False"):
         explain_gp(gp, np.zeros((2000, D)), background=B, joint=True, method="exact")
@@ -646,7 +646,7 @@ def test_the_covariance_of_a_small_gp_runs_on_one_blas_thread(method, monkeypatc
     # small training systems: one BLAS thread (as the cost guard prices them; threaded BLAS
     # only synchronises on them, and a busy machine made the call 2x slower)
     from kernelxai._threads import blas_threads
-    from kernelxai.explainers import gp_shap
+    from kernelxai.explainers import _gp_shap as gp_shap
 
     route_class = {"exact": "ExactRoute", "product": "ProductRoute", "sampled": "SampledRoute"}[method]
     seen = []

@@ -14,7 +14,7 @@ import pytest
 
 import kernelxai as kx
 from kernelxai.estimators import CostLimitError, InvalidOptionError
-from kernelxai.product import PrecisionError, product_shapley
+from kernelxai.estimators._product import PrecisionError, product_shapley
 
 ROOT = Path(__file__).resolve().parents[1]
 

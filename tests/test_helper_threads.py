@@ -7,7 +7,7 @@ import pytest
 
 import kernelxai as kx
 from kernelxai._threads import with_helpers
-from kernelxai.estimators.product import product_shapley
+from kernelxai.estimators._product import product_shapley
 
 
 def _game(seed=0, n=3, terms=6000, d=12):
@@ -77,7 +77,7 @@ def test_the_first_error_is_raised_after_the_helpers_return():
 
 def test_each_thread_keeps_one_workspace_between_calls():
     # a fresh workspace maps and touches its arrays page by page: a one-point call would pay it each time
-    from kernelxai.estimators.quadrature_kernel import WORK_ELEMENTS, thread_workspace
+    from kernelxai.estimators._quadrature_kernel import WORK_ELEMENTS, thread_workspace
 
     mine = thread_workspace()
     assert thread_workspace() is mine and thread_workspace(WORK_ELEMENTS) is mine

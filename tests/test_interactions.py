@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kernelxai as kx
-from kernelxai.estimators.registry import CostLimitError, InvalidOptionError, NotApplicableError
-from kernelxai.interactions import leave_two_out_product, product_interactions
+from kernelxai.estimators._registry import CostLimitError, InvalidOptionError, NotApplicableError
+from kernelxai.explainers._interactions import leave_two_out_product, product_interactions
 
 INDICES = ("SII", "k-SII", "STII", "FSII")
 
@@ -422,7 +422,7 @@ def test_cost_guard_refuses_before_work():
 
 
 def test_efficiency_violation_is_reported(monkeypatch):
-    from kernelxai import interactions
+    from kernelxai.explainers import _interactions as interactions
 
     game = kx.TabularGame(np.random.default_rng(0).normal(size=16))
     original = interactions.exact_interactions

@@ -23,9 +23,9 @@ import pytest
 import kernelxai as kx
 from kernelxai.kernels import RBF, Constant, Laplace, SumKernel
 from kernelxai.models import KernelExpansion
-from kernelxai.parallel import reductions
-from kernelxai.values import interventional
-from kernelxai.values.interventional import Interventional
+from kernelxai.parallel import _reductions as reductions
+from kernelxai.values import _interventional as interventional
+from kernelxai.values._interventional import Interventional
 
 #: the route's values before the change: e.values (row by row), then e.base_values
 BEFORE = {

@@ -5,7 +5,7 @@
   unchunked computation (1e-12) and to a direct numpy formula written here; a
   background of 10^6 rows runs with a small block size and never holds an
   (n_train, m) array.
-* ``kx.background.summary_bound``: for every explained point and feature,
+* ``kx.explainers.summary_bound``: for every explained point and feature,
   |phi(full) - phi(summary)| <= ||f|| (r1_i + r2_i), with r1, r2 Shapley-weighted
   root-mean-square MMDs of the marginals (derivation in its docstring). The
   Beta-integral form is checked against enumerating all 2^d marginal MMDs,
@@ -25,12 +25,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import kernelxai as kx
-from kernelxai.background import mean_embedding, summary_bound
-from kernelxai.estimators.registry import CostLimitError
+from kernelxai.explainers import mean_embedding, summary_bound
+from kernelxai.estimators._registry import CostLimitError
 from kernelxai.games import all_coalitions
 from kernelxai.kernels import RBF, Laplace
 from kernelxai.models import KernelExpansion
-from kernelxai.values.interventional import Interventional
+from kernelxai.values._interventional import Interventional
 
 
 def _rbf_factors(A, B, ls):
@@ -150,7 +150,7 @@ def test_summary_bound_holds_for_a_nystroem_model():
     y = np.sin(full[:, 0]) * full[:, 1] + full[:, 2] ** 2 - full[:, 4]
     model = make_pipeline(StandardScaler(), Nystroem(gamma=0.2, n_components=60, random_state=0),
                           Ridge(1e-2)).fit(full, y)
-    summary = kx.background.summarize(full, 50, method="kmeans", seed=0)
+    summary = kx.explainers.summarize(full, 50, method="kmeans", seed=0)
     X = full[rng.choice(len(full), 20, replace=False)]
     _check_bound_holds(model, full, summary, X)
 
@@ -162,7 +162,7 @@ def test_summary_bound_holds_for_a_20000_row_background():
     full = rng.normal(size=(20_000, d))
     y = full[:, 0] * full[:, 1] + np.cos(full[:, 2])
     model = make_pipeline(Nystroem(gamma=0.3, n_components=100, random_state=0), Ridge(1e-2)).fit(full, y)
-    summary = kx.background.summarize(full, 50, method="kmeans", seed=0)
+    summary = kx.explainers.summarize(full, 50, method="kmeans", seed=0)
     _check_bound_holds(model, full, summary, full[:40])
 
 
@@ -202,7 +202,7 @@ def test_summary_bound_refuses_what_it_cannot_bound():
     with pytest.raises(ValueError, match="summary"):
         summary_bound(g, Q[:, :1], P)
     # a BackgroundSummary is accepted as it is used: its points, unweighted
-    s = kx.background.summarize(P, 5, method="herding")
+    s = kx.explainers.summarize(P, 5, method="herding")
     assert summary_bound(g, s, P).bound == pytest.approx(summary_bound(g, s.points, P).bound)
 
 
@@ -211,7 +211,7 @@ def test_summary_bound_refuses_what_it_cannot_bound():
 # --------------------------------------------------------------------------- #
 @pytest.fixture
 def parts_of_64_rows(monkeypatch):
-    from kernelxai.parallel import reductions
+    from kernelxai.parallel import _reductions as reductions
 
     monkeypatch.setattr(reductions, "PART_FLOPS", 1.0)
     monkeypatch.setattr(reductions, "MIN_PART_ROWS", 64)
@@ -230,8 +230,8 @@ def test_mmd_summaries_and_the_bound_do_not_depend_on_the_workers(parts_of_64_ro
     model = KernelExpansion(full[:30], rng.normal(size=30), kernel, 0.0)
 
     def everything(n_jobs):
-        s = kx.background.summarize(full, 20, method="herding", kernel=kernel, n_jobs=n_jobs)
-        m = kx.background.mmd(full[:40], full, kernel=kernel, n_jobs=n_jobs)
+        s = kx.explainers.summarize(full, 20, method="herding", kernel=kernel, n_jobs=n_jobs)
+        m = kx.explainers.mmd(full[:40], full, kernel=kernel, n_jobs=n_jobs)
         b = summary_bound(model, s, full, n_jobs=n_jobs)
         return s.points, s.mmd, m, b.bound, b.base_bound
 
@@ -251,6 +251,6 @@ def test_an_mmd_against_a_large_reference_refuses_before_starting():
     rng = np.random.default_rng(11)
     R = rng.normal(size=(3000, 4))
     with kx.config_context(max_cost=1e-3), pytest.raises(CostLimitError, match="subsample"):
-        kx.background.mmd(R[:10], R)
+        kx.explainers.mmd(R[:10], R)
     with kx.config_context(max_cost=1e-3), pytest.raises(CostLimitError, match="summarize"):
-        kx.background.summarize(R, 10, method="herding")
+        kx.explainers.summarize(R, 10, method="herding")

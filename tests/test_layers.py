@@ -4,7 +4,7 @@ Every ``import`` in ``kernelxai/`` is read with :mod:`ast` -- at the top of a mo
 functions and classes alike (an import in a function body is still a dependency; it only runs
 later). Relative imports are resolved; ``from pkg import submodule`` is an import of the submodule,
 ``from pkg import name`` and ``import pkg`` an import of the package's ``__init__``. The parents a
-Python import runs first (``kernelxai.games`` before ``kernelxai.games.coalitions``) are not counted:
+Python import runs first (``kernelxai.games`` before ``kernelxai.games._coalitions``) are not counted:
 a package ``__init__`` importing its own submodules is not by itself a cycle.
 
 The stage order is written down once, in :data:`STAGES`.

@@ -65,17 +65,17 @@ def test_notebook_conventions(path):
 
 
 def _check_parameter_conventions(name, parameters, code):
-    """Sizes are kx.reporting.default(...)s resolved (and validated) once; results go to build/."""
+    """Sizes are kx.workbench.default(...)s resolved (and validated) once; results go to build/."""
     assert parameters.lstrip().startswith("import kernelxai as kx"), \
-        "the parameters cell must start with `import kernelxai as kx` (for kx.reporting.default)"
+        "the parameters cell must start with `import kernelxai as kx` (for kx.workbench.default)"
     m = re.search(r"^results_path\s*=\s*(.+)$", parameters, re.M)
     assert m.group(1).strip().startswith(f'"../build/results/{name}.json"'), \
         f"results_path must default to \"../build/results/{name}.json\" (not into the repository)"
     rest = code.replace(parameters, "")
-    assert "kx.reporting.resolve_parameters(globals())" in rest, "the notebook never resolves its parameters"
+    assert "kx.workbench.resolve_parameters(globals())" in rest, "the notebook never resolves its parameters"
     overrides = re.findall(r"^\s*(?:if|elif)\s+(?:not\s+)?(?:smoke|paper)\b.*$", rest, re.M)
     overrides += re.findall(r"\bif\s+(?:not\s+)?(?:smoke|paper)\s+else\b", rest)
-    assert not overrides, f"mode-dependent sizes belong in kx.reporting.default(...): {overrides}"
+    assert not overrides, f"mode-dependent sizes belong in kx.workbench.default(...): {overrides}"
     assert re.search(r"save_results\((?:[^()]|\([^()]*\))*parameters=|\[\"parameters\"\]\s*=", rest, re.S), \
         "the results JSON must record the parameters used (save_results(..., parameters=params))"
 

@@ -1,4 +1,4 @@
-"""Notebook parameters: kx.reporting.default / resolve_parameters, and notebooks using them.
+"""Notebook parameters: kx.workbench.default / resolve_parameters, and notebooks using them.
 
 The unit tests run a "parameters cell" the way Jupyter does: the cell's source is
 compiled under a file name that :mod:`linecache` knows (IPython registers every
@@ -12,7 +12,7 @@ import linecache
 import pytest
 
 import kernelxai as kx
-from kernelxai.reporting import Default, default, resolve_parameters
+from kernelxai.workbench._reporting import Default, default, resolve_parameters
 
 _cells = itertools.count()
 
@@ -22,15 +22,15 @@ smoke = False
 paper = False
 seed = 0
 results_path = "../build/results/x.json"
-n_train = kx.reporting.default(600, smoke=200, paper=3000, minimum=10)
-n_samples = kx.reporting.default(500, smoke=120, minimum=10)
-n_explain = kx.reporting.default(100, smoke=12, paper=None, minimum=1)
-level = kx.reporting.default(0.95, minimum=0.5, maximum=0.999)
-budgets = kx.reporting.default([50, 100, 200], smoke=[50],
+n_train = kx.workbench.default(600, smoke=200, paper=3000, minimum=10)
+n_samples = kx.workbench.default(500, smoke=120, minimum=10)
+n_explain = kx.workbench.default(100, smoke=12, paper=None, minimum=1)
+level = kx.workbench.default(0.95, minimum=0.5, maximum=0.999)
+budgets = kx.workbench.default([50, 100, 200], smoke=[50],
                                minimum=13)
-etas = kx.reporting.default([1e-3, 1.0], minimum=0)
-kernel = kx.reporting.default("rbf", choices=["rbf", "matern"])
-verbose = kx.reporting.default(False)
+etas = kx.workbench.default([1e-3, 1.0], minimum=0)
+kernel = kx.workbench.default("rbf", choices=["rbf", "matern"])
+verbose = kx.workbench.default(False)
 '''
 
 
@@ -106,8 +106,8 @@ def test_bad_values_name_the_parameter_the_value_and_what_is_accepted(injected, 
 
 
 def test_the_quoted_messages_exactly():
-    cell = CELL.replace("n_explain = kx.reporting.default(100, smoke=12, paper=None, minimum=1)",
-                        "n_explain = kx.reporting.default(100, smoke=12, minimum=1)")
+    cell = CELL.replace("n_explain = kx.workbench.default(100, smoke=12, paper=None, minimum=1)",
+                        "n_explain = kx.workbench.default(100, smoke=12, minimum=1)")
     for injected, message in [("n_samples = -10", "parameter n_samples must be an integer >= 10; got -10"),
                               ("n_explain = 'many'", "parameter n_explain must be an integer >= 1; got 'many'"),
                               ("seed = 'abc'", "parameter seed must be a non-negative integer; got 'abc'")]:
@@ -137,14 +137,14 @@ def test_defaults_held_directly_in_a_plain_namespace():
           "n": default(10, smoke=3, minimum=1), "anything": default(None)}
     assert resolve_parameters(ns) == {"smoke": True, "paper": False, "seed": 1, "results_path": "r.json",
                                       "n": 3, "anything": None}
-    cell = "import kernelxai as kx\nanything = kx.reporting.default(None)\n"
+    cell = "import kernelxai as kx\nanything = kx.workbench.default(None)\n"
     assert resolve_parameters(run_cell("anything = {'a': 1}", cell))["anything"] == {"a": 1}
 
 
 def test_override_validated_even_without_source_by_identity():
     """Without the cell's source, a Default is named by the next default() call."""
     ns = {}
-    exec("import kernelxai as kx\nn = kx.reporting.default(3, minimum=1)\nm = kx.reporting.default(2)\n", ns)
+    exec("import kernelxai as kx\nn = kx.workbench.default(3, minimum=1)\nm = kx.workbench.default(2)\n", ns)
     ns["n"] = 0
     with pytest.raises(ValueError, match="parameter n must be an integer >= 1; got 0"):
         resolve_parameters(ns)
@@ -173,7 +173,7 @@ def test_default_repr_and_accepted():
     d = default(600, smoke=200, paper=3000, minimum=10)
     assert repr(d) == "default(600, smoke=200, paper=3000, minimum=10)"
     assert d.accepted() == "an integer >= 10"
-    assert kx.reporting.default is default
+    assert kx.workbench.default is default
 
 
 # --------------------------------------------------------------------------- #
@@ -207,7 +207,7 @@ def test_notebook_smoke_mode_keeps_the_callers_size():
 # --------------------------------------------------------------------------- #
 # unknown parameter names: in the notebook and before a kernel starts
 # --------------------------------------------------------------------------- #
-RESOLVE = "params = kx.reporting.resolve_parameters(globals())\n"
+RESOLVE = "params = kx.workbench.resolve_parameters(globals())\n"
 
 
 def run_in_kernel(*injected, cell=CELL):
@@ -246,7 +246,7 @@ def test_declared_names_pass_and_the_notebooks_own_cells_are_not_parameters():
 
 
 def test_parameter_names_of_a_cell_and_of_a_notebook_file():
-    from kernelxai.reporting import notebook_parameters, parameter_names
+    from kernelxai.workbench._reporting import notebook_parameters, parameter_names
 
     assert parameter_names(CELL) == ["smoke", "paper", "seed", "results_path", "n_train", "n_samples",
                                      "n_explain", "level", "budgets", "etas", "kernel", "verbose"]

@@ -25,7 +25,7 @@ from sklearn.svm import SVC, SVR, LinearSVC
 import kernelxai as kx
 from kernelxai.kernels import RBF, Laplace
 from kernelxai.models import KernelExpansion, as_expansion
-from kernelxai.nystroem import NystroemPipeline
+from kernelxai.models.convert._nystroem import NystroemPipeline
 
 D = 3
 _rng = np.random.default_rng(5)

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import kernelxai as kx
-import kernelxai.values.observational as obs
+import kernelxai.values._observational as obs
 from kernelxai.games import all_coalitions, tabulate
 from kernelxai.kernels import RBF, Categorical, CoalitionGrams, Laplace, Matern, Product
-from kernelxai.kernels.coalition_grams import LatticeGrams, lattice_walk
+from kernelxai.kernels._coalition_grams import LatticeGrams, lattice_walk
 from kernelxai.models import KernelExpansion
 from kernelxai.values import Observational
 
@@ -196,7 +196,7 @@ def test_lattice_grams_matmul_from_the_stack(symmetric):
 @pytest.mark.parametrize("family", ["all", "prefix-closed", "not-closed"])
 def test_coalition_grams_along_a_closed_family_equal_the_kernel(family, monkeypatch):
     """A family closed under dropping the last feature is built by one product per coalition; same Grams."""
-    import kernelxai.kernels.coalition_grams as cg
+    import kernelxai.kernels._coalition_grams as cg
 
     kernel = Product([(RBF([1.0, 2.0]), [0, 3]), (Categorical(), [1, 2])])
     rng = np.random.default_rng(5)
@@ -239,7 +239,7 @@ def test_one_coalition_at_a_time_route_factorises_in_place(form, monkeypatch):
                          ids=["rbf", "matern"])
 def test_lattice_grams_terms_feature_by_feature_equal_all_at_once(kernel, monkeypatch):
     """Large blocks form their terms one feature at a time (bounded memory): the same numbers."""
-    import kernelxai.kernels.coalition_grams as cg
+    import kernelxai.kernels._coalition_grams as cg
 
     rng = np.random.default_rng(13)
     A, B = rng.normal(size=(31, 4)), rng.normal(size=(17, 4))

@@ -22,9 +22,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import kernelxai as kx
-from kernelxai.explain import BackgroundRequiredError
+from kernelxai.explainers._explain import BackgroundRequiredError
 from kernelxai.models import KernelExpansion
-from kernelxai.outputs import output_plan
+from kernelxai.models.convert._dispatch import output_plan
 
 # SVC(probability=True) and probA_/probB_ are deprecated from scikit-learn 1.9; they still work
 pytestmark = pytest.mark.filterwarnings("ignore:.*probab.*:FutureWarning")

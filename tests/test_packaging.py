@@ -62,7 +62,7 @@ def test_environment_files_agree_with_pyproject():
 
 
 def test_notebook_dependencies_are_in_the_notebooks_extra():
-    """Notebook 03 calls kx.product.reference_shapley, which needs mpmath: `make run` must install it."""
+    """Notebook 03 calls kx.estimators._product.reference_shapley, which needs mpmath: `make run` must install it."""
     assert "mpmath" in _extra("notebooks")
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert any(req.startswith("kernelxai[") and "notebooks" in req for req in extras["test"]), \

@@ -29,7 +29,7 @@ from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
 from kernelxai import parallel
-from kernelxai.parallel import reductions
+from kernelxai.parallel import _reductions as reductions
 
 rng = np.random.default_rng(7)
 D = 4

@@ -36,10 +36,10 @@ from sklearn.preprocessing import (
 from sklearn.svm import SVC, SVR
 
 import kernelxai as kx
-from kernelxai.explain import BackgroundRequiredError
+from kernelxai.explainers._explain import BackgroundRequiredError
 from kernelxai.kernels import RBF, Cauchy, Laplace, Product
 from kernelxai.models import KernelExpansion, KernelLogisticRegression, KernelRidge, as_expansion
-from kernelxai.pipelines import IGNORED_LENGTHSCALE, AffineMap, affine_map, fold_affine
+from kernelxai.models.convert._affine import IGNORED_LENGTHSCALE, AffineMap, affine_map, fold_affine
 
 D = 5
 _rng = np.random.default_rng(11)

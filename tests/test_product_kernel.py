@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import kernelxai as kx
-from kernelxai import product
-from kernelxai.product import gauss_legendre_01, nodes_needed, product_shapley, psi_quadrature
+from kernelxai.estimators import _product as product
+from kernelxai.estimators._product import gauss_legendre_01, nodes_needed, product_shapley, psi_quadrature
 
 mpmath = pytest.importorskip("mpmath")
 try:

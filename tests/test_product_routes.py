@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kernelxai as kx
-from kernelxai.product import gauss_legendre_01, product_shapley, shapley_weights_exact
+from kernelxai.estimators._product import gauss_legendre_01, product_shapley, shapley_weights_exact
 
 mpmath = pytest.importorskip("mpmath")
 ROUTES = ("product", "stable", "newton")
@@ -258,7 +258,7 @@ def test_unknown_route_and_newton_with_zero_absent_factor():
 
 
 def test_library_reference_matches_the_test_reference_and_brute_force(mp_nodes):
-    from kernelxai.product import reference_shapley
+    from kernelxai.estimators._product import reference_shapley
 
     model, Xe, g = functional_game(9, 3, 2, lengthscale=0.8, seed=11)
     ref = reference_shapley(g)
@@ -278,7 +278,7 @@ def test_library_reference_matches_the_test_reference_and_brute_force(mp_nodes):
        power=st.floats(0.1, 6.0), seed=st.integers(0, 2**31))
 def test_unit_node_count_is_the_kernels_count_without_a_copy(d, terms, low, power, seed):
     # the probe counts nodes of terms with absent factors 1 from a as it comes (#25): same count
-    from kernelxai.estimators.gauss_legendre import node_count, unit_node_count
+    from kernelxai.estimators._gauss_legendre import node_count, unit_node_count
 
     a = np.random.default_rng(seed).uniform(low, 1.0, size=(terms, d)) ** power
     A = np.ascontiguousarray(a.T)
@@ -310,7 +310,7 @@ def test_games_count_the_terms_they_yield_and_a_zero_intercept_is_none(intercept
 
 def test_terms_alike_in_every_coalition_are_not_node_counted():
     """An intercept (a = c = 1) needs no quadrature: a game of it alone has one node, and it adds to v(empty) only."""
-    from kernelxai.estimators.term_tasks import alike_everywhere, node_probe
+    from kernelxai.estimators._term_tasks import alike_everywhere, node_probe
 
     g = kx.ProductGame(np.ones((1, 1, 30)), np.ones((1, 1, 30)), [[2.5]])
     assert alike_everywhere(np.array([2.5]), np.ones((1, 30)), None)

@@ -6,8 +6,8 @@ import tqdm.auto
 from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
-from kernelxai.estimators.common import progress_bar
-from kernelxai.explainers.explain import build_game
+from kernelxai.estimators._common import progress_bar
+from kernelxai.explainers._explain import build_game
 
 
 @pytest.fixture

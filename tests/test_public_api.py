@@ -1,45 +1,40 @@
-"""The public names of kernelxai, pinned: what users, notebooks and the documentation import keeps working.
+"""The public surface of kernelxai, pinned: what users import, listed once per stage.
 
-The lists below are data, copied from the release before the stage folders (kernelxai 0.1, where
-most of these were flat modules ``kernelxai/NAME.py``): ``kx.__all__`` exactly, and for every module
-path of that release the public names of its ``__all__``. Moving code between files must keep them;
-a name that is dropped on purpose is dropped here in the same change, with the reason.
+``kx.__all__`` and every stage package's ``__all__`` are written down here. A name added to or
+removed from the surface is added or removed here in the same change, on purpose. Everything else
+lives in private modules (``_name.py``): importable by the library, its tests and benchmarks, never
+by notebooks, docstring examples or the documentation (``tests/test_private_imports.py``).
 """
 
 import importlib
 import inspect
 import os
-import pickle
+import pathlib
 import subprocess
 import sys
 import types
 
-import numpy as np
 import pytest
 
 import kernelxai as kx
 
-#: ``kx.__all__``, in order
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+#: ``kx.__all__``: the entry points, the objects they hand over, configuration, the stages
 KX_ALL = [
-    "Explanation", "Game", "TabularGame", "FunctionGame", "ProductGame", "GroupedGame", "shapley_values",
-    "explain", "explain_mmd", "explain_gp", "ShapleyPrior", "explain_hsic", "available_methods",
-    "estimate_cost", "config_context", "calibrate", "get_config", "set_config", "estimators", "regularised",
-    "background",
-    "save_results", "games", "kernels", "models", "values", "plots", "shapley", "product", "widgets",
-    "uncertainty", "regression", "functionals", "explain_r2", "shapley_interactions", "explain_interactions",
-    "exercises",
+    "explain", "explain_interactions", "shapley_interactions", "explain_gp", "ShapleyPrior", "explain_mmd",
+    "explain_hsic", "explain_r2", "shapley_values", "available_methods", "estimate_cost",
+    "Explanation", "Game", "TabularGame", "FunctionGame", "ProductGame", "GroupedGame",
+    "config_context", "get_config", "set_config", "calibrate",
+    "kernels", "models", "values", "games", "estimators", "explanation", "parallel", "explainers",
+    "uncertainty", "functionals", "plots", "widgets", "datasets", "workbench", "exercises",
 ]
 
-#: the stage packages (folders of the data flow) whose public names are pinned below
-STAGES = ["kernelxai.kernels", "kernelxai.games", "kernelxai.models", "kernelxai.values", "kernelxai.estimators",
-          "kernelxai.explanation", "kernelxai.uncertainty", "kernelxai.functionals", "kernelxai.plots",
-          "kernelxai.parallel"]
-
-#: module path of kernelxai 0.1 -> the names of its ``__all__`` then
-OLD_ALL = {
+#: every public package or module of kernelxai and its ``__all__``
+SURFACE = {
     "kernelxai.kernels": [
         "Kernel", "ProductKernel", "RBF", "Laplace", "Cauchy", "Categorical", "Product", "Matern", "Constant",
-        "ProductOf", "SumKernel", "Linear", "CoalitionGrams", "median_heuristic",
+        "ProductOf", "SumKernel", "Linear", "CoalitionGrams", "median_heuristic", "as_lengthscale",
     ],
     "kernelxai.games": [
         "Game", "TabularGame", "FunctionGame", "ProductGame", "SumOfProductGames", "GroupedGame",
@@ -50,18 +45,31 @@ OLD_ALL = {
     ],
     "kernelxai.models": [
         "KernelExpansion", "KernelRidge", "KernelLogisticRegression", "as_expansion", "DEFAULT_LAMBDAS",
+        "SUPPORTED_MODELS", "loo_scores",
+    ],
+    "kernelxai.models.convert": [
+        "as_expansion", "output_plan", "OUTPUTS", "OutputPlan", "SUPPORTED_MODELS", "Converter", "Example",
+        "register", "registered",
     ],
     "kernelxai.values": [
         "ValueFunction", "register", "registered", "get", "FunctionalBaseline", "Interventional",
         "Observational", "Marginal", "GaussianConditional", "GaussianCopula", "Empirical",
     ],
     "kernelxai.estimators": [
-        "Estimator", "EstimatorResult", "Option", "Cost", "register", "get_estimator", "available_methods",
-        "estimators", "InvalidOptionError", "NotApplicableError", "CostLimitError", "COMMON_OPTIONS",
-        "t_interval", "choose",
+        "shapley_values", "available_methods", "applicable_methods", "estimate_cost", "choose", "Estimator",
+        "EstimatorResult", "Option", "Cost", "register", "get_estimator", "estimators", "InvalidOptionError",
+        "NotApplicableError", "CostLimitError", "PrecisionError", "COMMON_OPTIONS", "t_interval",
+        "product_shapley", "reference_shapley", "estimate_nodes", "gauss_legendre_01",
     ],
-    "kernelxai.explanation": [
-        "Explanation",
+    "kernelxai.explanation": ["Explanation", "AXES"],
+    "kernelxai.parallel": [
+        "run_rows", "reduce_rows", "row_chunks", "plan_rows", "Shipped", "CHUNK_SECONDS", "MAX_REPEATED_SHARE",
+    ],
+    "kernelxai.explainers": [
+        "explain", "explain_interactions", "shapley_interactions", "explain_gp", "ShapleyPrior", "explain_mmd",
+        "explain_hsic", "explain_r2", "MMDGame", "HSICGame", "R2Game", "mmd_permutation_test",
+        "hsic_permutation_test", "subsample", "summarize", "summary_bound", "mmd", "mean_embedding",
+        "BackgroundSummary", "SummaryBound", "BackgroundRequiredError", "INDICES",
     ],
     "kernelxai.uncertainty": [
         "single_reference", "single_reference_game", "ReferenceSamplingGame", "shapley_residuals",
@@ -71,231 +79,109 @@ OLD_ALL = {
     "kernelxai.functionals": [
         "ShapleyRepresenters", "shapley_representers", "shapley_coefficients", "sample_shapley_coalitions",
         "resolve_features", "functional_distances", "cme_gamma_norms", "theorem6_bound",
+        "ShapleyRegularisedKernelRidge", "ShapleyRegularisedKernelLogisticRegression",
     ],
     "kernelxai.plots": [
         "bar", "waterfall", "beeswarm", "dependence", "kde", "correlation", "dependence_band",
-        "interaction_heatmap", "interaction_network", "strongest_interaction",
+        "interaction_heatmap", "interaction_network", "strongest_interaction", "POSITIVE", "NEGATIVE",
     ],
-    # explain_rows and interactions_rows (kx.explain's and kx.explain_interactions' drivers, used by
-    # nothing outside the library) dropped on purpose: they moved up to kernelxai.explainers.rows, so
-    # that the parallel stage never imports the entry points that call it
-    "kernelxai.parallel": [
-        "run_rows", "row_chunks", "plan_rows", "check_n_jobs", "effective_n_jobs", "Shipped", "merge_meta",
-        "CHUNK_SECONDS", "MAX_REPEATED_SHARE", "reduce_rows",
-        "reduction_jobs", "part_rows", "PART_FLOPS", "MIN_PART_ROWS",
+    "kernelxai.widgets": ["ExplanationExplorer", "ParameterExplorer", "explore", "gp_explorer", "interact",
+                          "show_figures"],
+    "kernelxai.datasets": [
+        "pkex", "rkhs_shap", "thesis", "real", "load", "load_boston", "load_pima", "thesis_game", "thesis_model",
+        "thesis_sample", "DatasetUnavailable",
     ],
-    "kernelxai.product": [
-        "gauss_legendre_01", "leave_one_out_product", "product_shapley", "shapley_weights_exact",
-        "reference_shapley", "estimate_nodes", "ROUTES", "BACKENDS", "PrecisionError",
+    "kernelxai.datasets.pkex": [
+        "linear_regression", "active_features", "two_sample", "diabetes_by_sex", "load_selection_data",
+        "SELECTION_DATASETS", "DatasetUnavailable",
     ],
-    "kernelxai.outputs": [
-        "OUTPUTS", "OutputPlan", "output_plan",
+    "kernelxai.datasets.rkhs_shap": [
+        "banana", "banana_function", "banana_conditional_u", "banana_shapley", "correlated_gaussian",
+        "shift_feature", "BANANA_BS",
     ],
-    "kernelxai.pipelines": [
-        "AffineMap", "affine_map", "expansion_of_pipeline", "fold_affine", "IGNORED_LENGTHSCALE",
-        "AFFINE_STEPS",
+    "kernelxai.datasets.thesis": ["thesis_sample", "thesis_model", "thesis_game", "FEATURES"],
+    "kernelxai.datasets.real": [
+        "Dataset", "DatasetUnavailable", "load", "available", "data_home", "BUNDLED", "REMOTE", "numeric_design",
     ],
-    "kernelxai.nystroem": [
-        "NystroemPipeline", "is_nystroem_pipeline", "random_features_reason", "nystroem_kernel",
-        "expansion_of_nystroem_pipeline", "nystroem_plan", "RANDOM_FEATURE_MAPS",
-    ],
-    "kernelxai.gp_shap": [
-        "explain_gp", "ShapleyPrior",
-    ],
-    "kernelxai.interactions": [
-        "shapley_interactions", "explain_interactions", "INDICES", "METHODS", "interaction_coefficients",
-    ],
-    "kernelxai.discrepancy": [
-        "explain_mmd", "explain_hsic", "MMDGame", "HSICGame", "mmd_permutation_test", "hsic_permutation_test",
-    ],
-    "kernelxai.regression": [
-        "R2Game", "explain_r2",
-    ],
-    "kernelxai.background": [
-        "subsample", "summarize", "mmd", "BackgroundSummary", "summary_bound", "SummaryBound",
-    ],
-    "kernelxai.regularised": [
-        "ShapleyRegularisedKernelRidge", "ShapleyRegularisedKernelLogisticRegression", "EIGEN_RTOL",
-    ],
-    "kernelxai.shapley": [
-        "shapley_values", "available_methods", "applicable_methods", "estimate_cost", "t_interval",
-        "InvalidOptionError", "NotApplicableError", "CostLimitError",
-    ],
-    "kernelxai.explain": [
-        "explain", "BackgroundRequiredError",
-    ],
-    "kernelxai.reporting": [
-        "Default", "atomic_write", "default", "resolve_parameters", "save_results", "timed", "to_jsonable",
-    ],
-    "kernelxai.routes": [
-        "VALUES", "route_table", "route_table_markdown", "update_readme",
-    ],
-    "kernelxai.exercises": [
-        "check", "tasks", "describe", "results", "reset", "CheckResult", "UnknownTaskError",
-    ],
-    "kernelxai.sklearn_kernels": [
-        "Pairwise", "SklearnKernel", "krr_kernel", "gp_kernel",
-    ],
-    "kernelxai.check": [
-        "Comparison", "NumberCheck", "auto_numbers", "baselines_dir", "compare", "compare_notebook",
-        "comparable", "environment", "is_timing_key", "load_baseline", "main", "mode_of", "notebooks_dir",
-        "record", "resolve_pointer", "run_check", "write_baseline",
-    ],
-    "kernelxai.widgets": [
-        "ExplanationExplorer", "ParameterExplorer", "explore", "gp_explorer", "interact", "show_figures",
-    ],
+    "kernelxai.workbench": ["default", "resolve_parameters", "save_results", "timed"],
+    "kernelxai.workbench.exercises": ["check", "tasks", "describe", "results", "reset", "CheckResult",
+                                      "UnknownTaskError"],
 }
 
-#: flat modules of kernelxai 0.1 whose code lives in a stage folder now (the old path is the new module)
-MOVED = ["kernelxai.product", "kernelxai.outputs", "kernelxai.pipelines", "kernelxai.nystroem", "kernelxai.gp_shap",
-         "kernelxai.interactions", "kernelxai.discrepancy", "kernelxai.regression", "kernelxai.background",
-         "kernelxai.regularised", "kernelxai.shapley", "kernelxai.explain", "kernelxai.reporting",
-         "kernelxai.routes", "kernelxai.exercises", "kernelxai.sklearn_kernels"]
-
-#: submodules of kernelxai 0.1's packages that the tests import names from
-SUBMODULE_NAMES = {
-    "kernelxai.values.agnostic": ["as_predict"],
-    "kernelxai.values.base": ["default_background"],
-    "kernelxai.values.baseline": [],
-    "kernelxai.values.conditional": ["conditional_gaussian_blocks", "empirical_quantiles", "normal_scores"],
-    "kernelxai.values.interventional": ["Interventional", "InterventionalGame"],
-    "kernelxai.values.observational": ["ObservationalGame"],
-    "kernelxai.estimators.registry": ["CostLimitError", "InvalidOptionError", "NotApplicableError"],
-    "kernelxai.estimators.bayes": [],
-    "kernelxai.estimators.exact": [],
-    "kernelxai.estimators.kernelshap": [],
-    "kernelxai.estimators.permutation": [],
-    "kernelxai.estimators.quadrature": [],
-    "kernelxai.uncertainty.reference": [],
-    "kernelxai.uncertainty.residuals": [],
-    "kernelxai.datasets": [],
-    "kernelxai.datasets.pkex": [],
-    "kernelxai.datasets.real": ["load"],
-    "kernelxai.datasets.rkhs_shap": [],
-    "kernelxai.datasets.thesis": [],
-}
+#: modules that are public although they are files, not packages: commands and per-paper catalogues
+PUBLIC_FILES = {"kernelxai/check.py", "kernelxai/widgets.py", "kernelxai/__main__.py",
+                "kernelxai/datasets/pkex.py", "kernelxai/datasets/rkhs_shap.py", "kernelxai/datasets/thesis.py",
+                "kernelxai/datasets/real.py"}
 
 
-def test_kx_all_is_pinned():
+def test_kx_all_is_the_curated_list():
     assert kx.__all__ == KX_ALL
+    for name in KX_ALL:
+        assert getattr(kx, name) is not None
 
 
-@pytest.mark.parametrize("name", KX_ALL)
-def test_every_name_of_kx_all_resolves(name):
-    assert getattr(kx, name) is not None
-
-
-def test_star_import_gives_kx_all():
-    namespace = {}
-    exec("from kernelxai import *", namespace)
-    assert set(KX_ALL) <= set(namespace)
-
-
-@pytest.mark.parametrize("path", STAGES)
-def test_stage_packages_keep_their_public_names(path):
+@pytest.mark.parametrize("path", sorted(SURFACE))
+def test_each_stage_lists_its_public_names_once(path):
     module = importlib.import_module(path)
-    assert isinstance(module, types.ModuleType) and module.__name__ == path
-    missing = [name for name in OLD_ALL[path] if not hasattr(module, name)]
-    assert not missing, f"{path} lost {missing}"
-    exec(f"from {path} import {', '.join(OLD_ALL[path])}", {})
+    assert list(module.__all__) == SURFACE[path]
+    assert len(set(module.__all__)) == len(module.__all__), "a name listed twice"
+    missing = [name for name in module.__all__ if not hasattr(module, name)]
+    assert not missing
 
 
-@pytest.mark.parametrize("path", sorted(OLD_ALL))
-def test_old_module_paths_import_and_carry_their_names(path):
-    module = importlib.import_module(path)
-    assert isinstance(module, types.ModuleType)
-    missing = [name for name in OLD_ALL[path] if not hasattr(module, name)]
-    assert not missing, f"{path} lost {missing}"
-    # ``from kernelxai.NAME import *`` still brings them
-    not_exported = sorted(set(OLD_ALL[path]) - set(getattr(module, "__all__", ())))
-    assert not not_exported, f"{path}.__all__ lacks {not_exported}"
+def test_every_public_package_is_pinned():
+    """A new stage package (a folder without a leading underscore) must be added to SURFACE."""
+    packages = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "kernelxai").rglob("__init__.py")
+                if not any(part.startswith("_") for part in p.parent.relative_to(ROOT / "kernelxai").parts)}
+    packages.discard("kernelxai")
+    assert packages <= set(SURFACE), sorted(packages - set(SURFACE))
 
 
-@pytest.mark.parametrize("path", MOVED)
-def test_an_old_path_is_the_new_module_itself(path):
-    module = importlib.import_module(path)
-    assert module.__name__ != path, f"{path} should be the module that holds its code now"
-    assert module.__name__.startswith("kernelxai.")
-    assert sys.modules[path] is module
-    assert sys.modules[module.__name__] is module
-    assert importlib.import_module(module.__name__) is module
-    short = path.rsplit(".", 1)[1]
-    if short != "explain":  # kx.explain is the function (below)
-        assert getattr(kx, short) is module
+def test_implementation_modules_are_private():
+    public = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "kernelxai").rglob("*.py")
+                    if p.name != "__init__.py" and "_notebooks" not in p.parts
+                    and not any(part.startswith("_") for part in p.relative_to(ROOT / "kernelxai").parts))
+    assert set(public) <= PUBLIC_FILES, sorted(set(public) - PUBLIC_FILES)
 
 
-@pytest.mark.parametrize("path", sorted(SUBMODULE_NAMES))
-def test_submodule_paths_of_the_packages_still_import(path):
-    module = importlib.import_module(path)
-    missing = [name for name in SUBMODULE_NAMES[path] if not hasattr(module, name)]
-    assert not missing, f"{path} lost {missing}"
+def test_the_aliases_of_a_release_that_never_was_are_gone():
+    assert not (ROOT / "kernelxai" / "_aliases.py").exists()
+    for old in ("kernelxai.product", "kernelxai.shapley", "kernelxai.reporting", "kernelxai.background",
+                "kernelxai.regularised", "kernelxai.gp_shap", "kernelxai.outputs", "kernelxai.sklearn_kernels"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)
+    for name in ("product", "shapley", "reporting", "background", "regularised", "regression", "save_results"):
+        assert not hasattr(kx, name), name
 
 
-def test_kx_explain_stays_the_function_after_importing_the_old_module():
-    import kernelxai.explain  # noqa: F401
-
-    for path in OLD_ALL:
-        importlib.import_module(path)
-    assert inspect.isfunction(kx.explain) and kx.explain.__name__ == "explain"
-    assert sys.modules["kernelxai.explain"].explain is kx.explain
-    from kernelxai.explain import BackgroundRequiredError, explain
-
-    assert explain is kx.explain and issubclass(BackgroundRequiredError, Exception)
+def test_import_kernelxai_explain_is_no_module():
+    """``kernelxai.explain`` is the function; there is no module of that name to shadow it."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("kernelxai.explain")
+    assert inspect.isfunction(kx.explain)
 
 
-def test_kx_explain_is_the_function_in_a_fresh_interpreter():
-    """``import kernelxai.explain`` first (nothing imported before it) must not shadow kx.explain."""
-    code = ("import inspect, sys, kernelxai.explain, kernelxai as kx\n"
-            "import kernelxai.product, kernelxai.outputs, kernelxai.gp_shap\n"
-            "assert inspect.isfunction(kx.explain), type(kx.explain)\n"
-            "assert sys.modules['kernelxai.explain'].explain is kx.explain\n"
-            "assert kx.product is kernelxai.product and kx.gp_shap.explain_gp is kx.explain_gp\n")
+def test_the_stages_are_modules_and_the_entry_points_functions():
+    for name in KX_ALL:
+        obj = getattr(kx, name)
+        assert isinstance(obj, types.ModuleType) or callable(obj), name
+    for name in ("explain", "explain_gp", "explain_mmd", "explain_hsic", "explain_r2", "explain_interactions",
+                 "shapley_interactions", "shapley_values"):
+        assert inspect.isfunction(getattr(kx, name)), name
+
+
+def test_lazy_stages_load_on_first_use():
+    code = ("import sys, kernelxai as kx\n"
+            "assert 'kernelxai.plots' not in sys.modules and 'kernelxai.widgets' not in sys.modules\n"
+            "assert kx.plots.bar and kx.datasets.rkhs_shap.banana and kx.exercises.check\n"
+            "assert 'kernelxai.plots' in sys.modules\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "MPLBACKEND": "agg"})
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-def test_old_paths_of_classes_and_functions_agree():
-    from kernelxai.gp_shap import ShapleyPrior
-    from kernelxai.models import KernelRidge
-    from kernelxai.regularised import ShapleyRegularisedKernelRidge
-    from kernelxai.shapley import shapley_values
-
-    assert ShapleyPrior is kx.ShapleyPrior and shapley_values is kx.shapley_values
-    assert KernelRidge is kx.models.KernelRidge
-    assert ShapleyRegularisedKernelRidge is kx.regularised.ShapleyRegularisedKernelRidge
-
-
-def test_models_kernel_ridge_fits_and_explains():
-    from kernelxai.models import KernelRidge
-
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 3))
-    y = X[:, 0] - 2 * X[:, 1] ** 2
-    model = KernelRidge(kx.kernels.RBF(1.0), lam=1e-2).fit(X, y)
-    assert model.predict(X[:4]).shape == (4,)
-    expl = kx.explain(model, X[:4], background=X, method="exact")
-    np.testing.assert_allclose(expl.values.sum(1) + expl.base_values, model.predict(X[:4]), atol=1e-9)
-    # estimators pickle under their new module and load back through it
-    assert type(pickle.loads(pickle.dumps(model))) is KernelRidge
-
-
-def test_product_product_shapley_is_exact():
-    import kernelxai.product
-
-    rng = np.random.default_rng(3)
-    game = kx.ProductGame(rng.uniform(0.2, 1.2, (2, 4, 5)), rng.uniform(0.2, 1.2, (2, 4, 5)),
-                          rng.normal(size=(2, 4)))
-    values, _ = kernelxai.product.product_shapley(game)
-    np.testing.assert_allclose(values, kx.shapley_values(game, method="exact").values, atol=1e-12)
-
-
-@pytest.mark.parametrize("command", [["kernelxai.workbench.routes"], ["kernelxai.check", "--help"]])
-def test_module_commands_of_the_readme_still_run(command):
-    """``python -m kernelxai.workbench.routes`` (the routes table of docs/routes.md; ``python -m`` runs a module
-    by its own path, so the command moved with the module) and ``python -m kernelxai.check``."""
+@pytest.mark.parametrize("command", [["kernelxai.check", "--help"]])
+def test_module_commands_of_the_readme_run(command):
     done = subprocess.run([sys.executable, "-m", *command], capture_output=True, text=True,
                           env={**os.environ, "MPLBACKEND": "agg"}, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    if command[0] == "kernelxai.workbench.routes":
-        assert done.stdout.startswith("| model | kernel |")

@@ -11,7 +11,7 @@ from sklearn.linear_model import LinearRegression
 
 import kernelxai as kx
 from kernelxai.games import all_coalitions, tabulate
-from kernelxai.regression import R2Game
+from kernelxai.explainers._regression import R2Game
 
 
 def sk_r2(X, y, cols):

@@ -18,7 +18,7 @@ import kernelxai as kx
 from kernelxai.datasets import rkhs_shap
 from kernelxai.kernels import RBF
 from kernelxai.models import KernelLogisticRegression, KernelRidge
-from kernelxai.regularised import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge
+from kernelxai.functionals._regularised import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge
 
 OPTS = {"interventional": {}, "observational": {"eta": 1e-3}}
 

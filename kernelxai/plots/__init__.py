@@ -1,9 +1,10 @@
 """Plots of Explanations (matplotlib): attributions, interactions, uncertainty.
 
-Takes Explanations only. One module per family: :mod:`.attribution_plots` (bar, waterfall,
-beeswarm, dependence), :mod:`.uncertainty_plots` (kde, correlation, dependence_band),
-:mod:`.interaction_plots` (interaction_heatmap, interaction_network, strongest_interaction), and
-:mod:`.plot_style`, what they share (the colours POSITIVE and NEGATIVE, axes, feature order).
+Takes Explanations only. Three families: attributions (:func:`bar`, :func:`waterfall`,
+:func:`beeswarm`, :func:`dependence`), uncertainty (:func:`kde`, :func:`correlation`,
+:func:`dependence_band`) and interactions (:func:`interaction_heatmap`, :func:`interaction_network`,
+:func:`strongest_interaction`); they share a style (the colours :data:`POSITIVE` and
+:data:`NEGATIVE`, axes, feature order).
 
 Every function takes an :class:`~kernelxai.Explanation` -- or a ``shap.Explanation``, converted
 with :meth:`Explanation.from_shap` (values, base values, data, feature names, bounds) -- draws on
@@ -15,10 +16,10 @@ matplotlib.pyplot (and seaborn) are imported only when a figure is drawn, so imp
 package is cheap and leaves the matplotlib backend alone.
 """
 
-from .attribution_plots import bar, beeswarm, dependence, waterfall
-from .interaction_plots import interaction_heatmap, interaction_network, strongest_interaction
-from .plot_style import NEGATIVE, POSITIVE
-from .uncertainty_plots import correlation, dependence_band, kde
+from ._attribution_plots import bar, beeswarm, dependence, waterfall
+from ._interaction_plots import interaction_heatmap, interaction_network, strongest_interaction
+from ._plot_style import NEGATIVE, POSITIVE
+from ._uncertainty_plots import correlation, dependence_band, kde
 
 __all__ = ["bar", "waterfall", "beeswarm", "dependence", "kde", "correlation", "dependence_band",
            "interaction_heatmap", "interaction_network", "strongest_interaction", "POSITIVE",

@@ -1,13 +1,13 @@
 """How uncertain is an explanation? Three answers (thesis ch. 2.3).
 
-* **Sampling uncertainty** -- :func:`single_reference` (Merrick & Taly 2020;
-  :mod:`.reference`): the attribution against a background is the mean of the
+* **Sampling uncertainty** -- :func:`single_reference` (Merrick & Taly 2020):
+  the attribution against a background is the mean of the
   attributions of *single-reference games*, so the spread of those
   per-reference attributions gives a standard error and a t-interval.
   (Permutation sampling, and KernelSHAP with ``bootstrap=``, report
   intervals the same way through :func:`kernelxai.shapley_values`.)
 * **What the Shapley value leaves out** -- :func:`shapley_residuals` (Kumar et
-  al. 2020; :mod:`.residuals`): each player's Shapley value is read off the
+  al. 2020): each player's Shapley value is read off the
   closest *inessential* (additive) game along that player's edges of the
   coalition hypercube; the residual edge vector measures the interaction the
   single number hides.
@@ -15,7 +15,7 @@
   2021): a Bayesian weighted linear regression over coalitions, with a
   conjugate posterior, Student-t credible intervals, a forecast of the
   perturbations still needed for a target width, and focused sampling. The
-  estimator is ``method="bayes_shap"`` (:mod:`kernelxai.estimators.bayes`).
+  estimator is ``method="bayes_shap"`` of :func:`kernelxai.shapley_values`.
 
 Everything here is model-agnostic: the functions take a
 :class:`~kernelxai.games.Game` or a predict function.
@@ -25,15 +25,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..estimators.bayes import (
+from ..estimators._bayes import (
     BayesPosterior,
     bayes_linear_posterior,
     coalition_second_moment,
     perturbations_to_go,
 )
-from ..estimators.shapley import shapley_values
-from .reference import ReferenceSamplingGame, single_reference, single_reference_game
-from .residuals import MAX_RESIDUAL_PLAYERS, ShapleyResiduals, shapley_residuals, walsh_hadamard
+from ..estimators._shapley import shapley_values
+from ._reference import ReferenceSamplingGame, single_reference, single_reference_game
+from ._residuals import MAX_RESIDUAL_PLAYERS, ShapleyResiduals, shapley_residuals, walsh_hadamard
 
 if TYPE_CHECKING:
     from ..explanation import Explanation

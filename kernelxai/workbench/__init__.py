@@ -3,3 +3,7 @@
 
 Takes the entry points; nothing in the library imports it.
 """
+
+from ._reporting import default, resolve_parameters, save_results, timed
+
+__all__ = ["default", "resolve_parameters", "save_results", "timed"]

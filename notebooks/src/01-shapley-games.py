@@ -28,14 +28,14 @@ paper = False            # no paper setting here: the lecture examples are exact
 seed = 0
 results_path = "../build/results/01-shapley-games.json"
 # repeated runs for the interval-coverage study
-n_repeats = kx.reporting.default(400, smoke=60, minimum=2)
+n_repeats = kx.workbench.default(400, smoke=60, minimum=2)
 # permutations per run in the coverage study
-n_permutations = kx.reporting.default(40, smoke=20, minimum=2)
+n_permutations = kx.workbench.default(40, smoke=20, minimum=2)
 # game evaluations of the convergence study on the voting game
-budgets = kx.reporting.default([50, 100, 200, 400, 800, 1600, 3200], smoke=[50, 100, 200, 400, 800],
+budgets = kx.workbench.default([50, 100, 200, 400, 800, 1600, 3200], smoke=[50, 100, 200, 400, 800],
                                minimum=13)
 # runs per budget in the convergence study
-n_runs = kx.reporting.default(10, smoke=3, minimum=1)
+n_runs = kx.workbench.default(10, smoke=3, minimum=1)
 
 # %%
 import itertools
@@ -44,7 +44,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
@@ -278,5 +278,5 @@ kx.widgets.interact(taxi_shares,
 summary = (f"taxi {np.round(results['taxi'], 6).tolist()}, airport {np.round(results['airport'], 6).tolist()}; "
            f"WLS=exact to {results['wls_all_coalitions_max_error']:.1e}; "
            f"95% permutation intervals cover {cov_plain:.1%} (antithetic {cov_anti:.1%})")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

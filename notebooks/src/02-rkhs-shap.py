@@ -36,17 +36,17 @@ paper = False            # no paper experiment here; see notebooks 10, 11 and 14
 seed = 0
 results_path = "../build/results/02-rkhs-shap.json"
 # training points (also the background and the CME sample)
-n_train = kx.reporting.default(600, smoke=200, minimum=20)
+n_train = kx.workbench.default(600, smoke=200, minimum=20)
 # points to explain
-n_explain = kx.reporting.default(100, smoke=30, minimum=1)
+n_explain = kx.workbench.default(100, smoke=30, minimum=1)
 # CME regularisation grid
-etas = kx.reporting.default([1e-4, 1e-3, 1e-2, 1e-1, 1.0], smoke=[1e-3, 1e-1], minimum=0)
+etas = kx.workbench.default([1e-4, 1e-3, 1e-2, 1e-1, 1.0], smoke=[1e-3, 1e-1], minimum=0)
 # sampled coalitions; d = 5 has 30 inner ones
-budgets = kx.reporting.default([12, 16, 20, 26], smoke=[12, 20, 26], minimum=1)
+budgets = kx.workbench.default([12, 16, 20, 26], smoke=[12, 20, 26], minimum=1)
 # repeats per budget
-n_repeats = kx.reporting.default(10, smoke=4, minimum=1)
+n_repeats = kx.workbench.default(10, smoke=4, minimum=1)
 # points on which the model-call route is run (it is slow)
-n_check = kx.reporting.default(20, smoke=10, minimum=1)
+n_check = kx.workbench.default(20, smoke=10, minimum=1)
 
 # %%
 import time
@@ -57,7 +57,7 @@ import pandas as pd
 
 from kernelxai.datasets import rkhs_shap
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
@@ -318,5 +318,5 @@ summary = (f"ISV: KME = model calls to {kme_vs_calls:.1e}, product = exact to {p
            f"efficiency ISV {efficiency_isv:.1e}, OSV {efficiency_osv:.1e}; "
            f"pooled R^2 vs the observational reference: OSV {pooled['RKHS-OSV']:.3f}, "
            f"ISV {pooled['RKHS-ISV']:.3f}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

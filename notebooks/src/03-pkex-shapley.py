@@ -36,11 +36,11 @@ paper = False            # no paper experiment here (see 20-24); paper mode expl
 seed = 0
 results_path = "../build/results/03-pkex-shapley.json"
 # diabetes points explained (None: every point, the paper setting)
-n_explain = kx.reporting.default(100, smoke=12, paper=None, minimum=1)
+n_explain = kx.workbench.default(100, smoke=12, paper=None, minimum=1)
 # features of the high-precision check
-d_reference = kx.reporting.default(200, minimum=2)
+d_reference = kx.workbench.default(200, minimum=2)
 # training points of the high-precision check (mpmath is slow)
-n_reference_terms = kx.reporting.default(3, smoke=2, minimum=1)
+n_reference_terms = kx.workbench.default(3, smoke=2, minimum=1)
 
 # %%
 import time
@@ -53,7 +53,7 @@ from sklearn.svm import SVR
 
 from kernelxai.datasets import pkex
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
@@ -107,7 +107,7 @@ print(f"f(x) = {model.predict(X_explain.iloc[:1])[0]: .4f}")
 a = model.kernel.feature_grams(X_explain.iloc[:1].to_numpy(), model.X_train)[0]
 i_big = np.argmax(np.abs(model.alpha))
 t_grid = np.linspace(0, 1, 200)
-nodes, _, weights = kx.product.gauss_legendre_01(int(np.ceil(model.n_features / 2)))
+nodes, _, weights = kx.estimators.gauss_legendre_01(int(np.ceil(model.n_features / 2)))
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for j in (2, 8, 0):
     others = np.delete(a[i_big], j)
@@ -160,7 +160,7 @@ routes
 # Brute force is hopeless at $d = 200$, so the reference is computed in mpmath at 40
 # digits: the same Beta integral, but with mpmath's own Gauss–Legendre nodes and
 # arithmetic, and leave-one-out products without division
-# (`kx.product.reference_shapley`). Two regimes: a long lengthscale (all kernel
+# (`kx.estimators.reference_shapley`). Two regimes: a long lengthscale (all kernel
 # values near 1) and a unit lengthscale on standard-normal data with a few extreme
 # coordinates, where kernel values go down to $10^{-8}$ — the case in which
 # inaccurate quadrature nodes would show. The error is normwise:
@@ -176,11 +176,11 @@ for regime, lengthscale in (("kernel values near 1", 10.0), ("kernel values down
         x[0, :4] = [6.0, -6.0, 6.5, -5.8]
     g = kx.values.FunctionalBaseline(synthetic).game(x)
     grams = synthetic.kernel.feature_grams(x, Xtr)
-    reference = kx.product.reference_shapley(g, dps=40)[0]
+    reference = kx.estimators.reference_shapley(g, dps=40)[0]
     row = {"regime": regime, "smallest kernel value": grams.min()}
     for route in ("quadrature", "stable", "newton"):
         # tolerance=None: the route's raw output (kx.shapley_values refuses Newton here, rightly)
-        phi = kx.product.product_shapley(g, route=route, tolerance=None)[0][0]
+        phi = kx.estimators.product_shapley(g, route=route, tolerance=None)[0][0]
         row[route] = np.linalg.norm(phi - reference) / np.linalg.norm(reference)
     reference_rows.append(row)
 reference_table = pd.DataFrame(reference_rows).set_index("regime")
@@ -258,5 +258,5 @@ worst = max(results["brute_force_agreement"].values())
 summary = (f"4 routes agree with brute force to {worst:.1e} (d=10); quadrature vs 40-digit mpmath at "
            f"d={d_reference}: {max(results['mpmath_relative_error']['quadrature'].values()):.1e}; "
            f"Newton (Alg. 1) at d={d_reference}: {max(results['mpmath_relative_error']['newton'].values()):.0e}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

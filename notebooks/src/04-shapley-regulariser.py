@@ -33,16 +33,16 @@ paper = False            # the method notebook has no paper setting; see 12 and 
 seed = 0
 results_path = "../build/results/04-shapley-regulariser.json"
 # training points of the regularised fits
-n_train = kx.reporting.default(400, smoke=120, minimum=20)
+n_train = kx.workbench.default(400, smoke=120, minimum=20)
 # grid side of the representer picture
-n_grid = kx.reporting.default(45, smoke=25, minimum=2)
+n_grid = kx.workbench.default(45, smoke=25, minimum=2)
 # lambda_S, log scale
-lam_grid = kx.reporting.default([0.0, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4],
+lam_grid = kx.workbench.default([0.0, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4],
                                 smoke=[0.0, 0.01, 1.0, 100.0, 1e4], minimum=0)
 # sampled coalitions of the representer-sampling study
-budgets = kx.reporting.default([10, 30, 100, 300, 1000], smoke=[10, 100], minimum=1)
+budgets = kx.workbench.default([10, 30, 100, 300, 1000], smoke=[10, 100], minimum=1)
 # seeds per budget in that study
-n_seeds = kx.reporting.default(6, smoke=2, minimum=1)
+n_seeds = kx.workbench.default(6, smoke=2, minimum=1)
 
 # %%
 import time
@@ -55,9 +55,9 @@ from kernelxai import functionals as F
 from kernelxai.datasets import rkhs_shap
 from kernelxai.kernels import RBF
 from kernelxai.models import KernelExpansion, KernelRidge
-from kernelxai.regularised import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge
+from kernelxai.functionals import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {"n_train": n_train, "lam_grid": lam_grid}
@@ -288,5 +288,5 @@ summary = (f"R alpha = explain to {max(check.values()):.0e}; lam_S=0 vs KRR {rep
            f"mean phi5^2 falls monotonically: ISV {results['monotone']['interventional']}, "
            f"OSV {results['monotone']['observational']} (n = {n_train})")
 results["seconds"] = time.perf_counter() - started
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

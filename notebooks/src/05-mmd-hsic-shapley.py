@@ -30,9 +30,9 @@ paper = False            # no paper experiment here (see 23 and 24)
 seed = 0
 results_path = "../build/results/05-mmd-hsic-shapley.json"
 # points per sample in the MMD example
-n_samples = kx.reporting.default(500, smoke=120, minimum=10)
+n_samples = kx.workbench.default(500, smoke=120, minimum=10)
 # permutations of each p-value
-n_permutations = kx.reporting.default(200, smoke=50, minimum=1)
+n_permutations = kx.workbench.default(200, smoke=50, minimum=1)
 
 # %%
 import time
@@ -44,7 +44,7 @@ from sklearn.preprocessing import StandardScaler
 
 from kernelxai.datasets import pkex
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
@@ -80,7 +80,7 @@ mmd.to_frame().T
 
 # %%
 kernel = kx.kernels.RBF(kx.kernels.median_heuristic(np.vstack([X, Z]), pooled=True))
-game = kx.discrepancy.MMDGame(X.to_numpy(), Z.to_numpy(), kernel)
+game = kx.explainers.MMDGame(X.to_numpy(), Z.to_numpy(), kernel)
 check = []
 for cols in ([3], [0, 1, 2], [3, 4, 5], list(range(6))):
     z = np.isin(np.arange(6), cols)
@@ -227,5 +227,5 @@ shift_explorer
 summary = (f"sum phi = MMD^2_u to {results['mmd']['efficiency_error']:.1e}, = HSIC to "
            f"{results['hsic']['efficiency_error']:.1e}; differing features phi > 0 "
            f"({np.sum(mmd.values[3:] > 0)}/3), diabetes HSIC top: {', '.join(results['hsic']['top_features'])}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

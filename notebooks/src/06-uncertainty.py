@@ -27,20 +27,20 @@ paper = False            # no single paper setting; paper=True uses 1000 repetit
 seed = 0
 results_path = "../build/results/06-uncertainty.json"
 # background (reference pool) of the interventional value function
-n_background = kx.reporting.default(100, smoke=40, minimum=2)
+n_background = kx.workbench.default(100, smoke=40, minimum=2)
 # repetitions per coverage estimate
-n_repeats = kx.reporting.default(200, smoke=40, paper=1000, minimum=2)
+n_repeats = kx.workbench.default(200, smoke=40, paper=1000, minimum=2)
 # game evaluations per sampled estimate in the comparison
-budget = kx.reporting.default(512, smoke=256, minimum=16)
+budget = kx.workbench.default(512, smoke=256, minimum=16)
 # references per single-reference estimate in the coverage study
-n_references = kx.reporting.default(30, smoke=20, minimum=2)
+n_references = kx.workbench.default(30, smoke=20, minimum=2)
 # numbers of references of the interval-width picture (n_background is added)
-reference_counts = kx.reporting.default([10, 20, 40], smoke=[10], minimum=2)
+reference_counts = kx.workbench.default([10, 20, 40], smoke=[10], minimum=2)
 # sample sizes of the Bayesian SHAP credible-interval study
-bayes_sizes = kx.reporting.default([64, 128, 256, 512, 1024, 2048], smoke=[64, 256, 1024], minimum=16)
+bayes_sizes = kx.workbench.default([64, 128, 256, 512, 1024, 2048], smoke=[64, 256, 1024], minimum=16)
 # runs per sample size in that study
-n_bayes_runs = kx.reporting.default(10, smoke=4, minimum=1)
-level = kx.reporting.default(0.95, minimum=0.5, maximum=0.999)
+n_bayes_runs = kx.workbench.default(10, smoke=4, minimum=1)
+level = kx.workbench.default(0.95, minimum=0.5, maximum=0.999)
 
 # %%
 import functools
@@ -53,10 +53,10 @@ from sklearn.datasets import load_diabetes
 from sklearn.model_selection import cross_val_score, train_test_split
 
 from kernelxai.games import tabulate
-from kernelxai.shapley import t_interval
+from kernelxai.estimators import t_interval
 from kernelxai.uncertainty import bayes_shap, perturbations_to_go, shapley_residuals, single_reference
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 band = 3 * np.sqrt(level * (1 - level) / n_repeats)   # 3 binomial s.e.; runs are the independent trials
@@ -456,5 +456,5 @@ kx.widgets.interact(show, method=["permutation", "kernel + delta method", "Bayes
 results["seconds"] = time.perf_counter() - started
 summary = ("coverage " + ", ".join(f"{k.split(' (')[0]} {v:.1%}" for k, v in results["coverage"].items())
            + f"; residual oracle |r| of x1+2x2x3 = {np.round(results['residual_oracles']['x1 + 2 x2 x3']['norms'], 4).tolist()}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

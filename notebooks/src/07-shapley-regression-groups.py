@@ -30,14 +30,14 @@ paper = False            # no paper setting; paper=True uses more bootstrap resa
 seed = 0
 results_path = "../build/results/07-shapley-regression-groups.json"
 # bootstrap resamples of the patients for the R^2 decomposition
-n_boot = kx.reporting.default(200, smoke=20, paper=1000, minimum=2)
+n_boot = kx.workbench.default(200, smoke=20, paper=1000, minimum=2)
 # patients explained by the kernel model
-n_explain = kx.reporting.default(20, smoke=5, minimum=1)
+n_explain = kx.workbench.default(20, smoke=5, minimum=1)
 # the lecture's cost example: 50 features in 5 groups
-d_big = kx.reporting.default(50, smoke=20, minimum=2)
-n_groups_big = kx.reporting.default(5, minimum=1)
+d_big = kx.workbench.default(50, smoke=20, minimum=2)
+n_groups_big = kx.workbench.default(5, minimum=1)
 # training points of the 50-feature model
-n_big = kx.reporting.default(300, smoke=100, minimum=10)
+n_big = kx.workbench.default(300, smoke=100, minimum=10)
 
 # %%
 import functools
@@ -51,7 +51,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import train_test_split
 
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
@@ -305,5 +305,5 @@ summary = (f"sum phi = R^2 = {full_r2:.4f}; top shares "
            f"KRR groups exact vs product {results['krr_groups']['product_vs_exact']:.1e}; "
            f"separable gap {results['lecture_condition']['separable']:.1e}, three-way gap "
            f"{results['lecture_condition']['+ bmi·bp·s3 (three-way, across groups)']:.2f}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

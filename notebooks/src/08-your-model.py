@@ -30,11 +30,11 @@ paper = False            # no paper experiment here
 seed = 0
 results_path = "../build/results/08-your-model.json"
 # points explained per model
-n_explain = kx.reporting.default(10, smoke=4, minimum=1)
+n_explain = kx.workbench.default(10, smoke=4, minimum=1)
 # background rows (the same for the route and the brute force)
-n_background = kx.reporting.default(40, smoke=20, minimum=2)
+n_background = kx.workbench.default(40, smoke=20, minimum=2)
 # training rows of the Gaussian process (its fit is cubic in this)
-n_gp_train = kx.reporting.default(250, smoke=120, minimum=20)
+n_gp_train = kx.workbench.default(250, smoke=120, minimum=20)
 
 # %%
 import copy
@@ -53,7 +53,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, SVR
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {"cases": {}}
@@ -407,5 +407,5 @@ results["max_efficiency_error"] = max(v["efficiency"] for v in results["cases"].
 summary = (f"{len(results['cases'])} cases; exact routes vs brute force: max diff "
            f"{results['max_diff_exact']:.1e}; model-call routes: {results['max_diff_model_calls']:.1e}; "
            f"max efficiency error {results['max_efficiency_error']:.1e}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

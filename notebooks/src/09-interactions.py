@@ -29,13 +29,13 @@ paper = False            # no paper setting for this notebook; paper=True = defa
 seed = 0
 results_path = "../build/results/09-interactions.json"
 # training points of the synthetic and Banana models
-n_train = kx.reporting.default(400, smoke=120, minimum=20)
+n_train = kx.workbench.default(400, smoke=120, minimum=20)
 # points explained
-n_explain = kx.reporting.default(40, smoke=8, minimum=2)
+n_explain = kx.workbench.default(40, smoke=8, minimum=2)
 # background rows of the interventional value function
-n_background = kx.reporting.default(60, smoke=20, minimum=2)
+n_background = kx.workbench.default(60, smoke=20, minimum=2)
 # features of the "beyond enumeration" model
-d_large = kx.reporting.default(60, smoke=25, minimum=13)
+d_large = kx.workbench.default(60, smoke=25, minimum=13)
 
 # %%
 import time
@@ -46,7 +46,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
@@ -257,5 +257,5 @@ results["seconds"] = time.perf_counter() - started
 summary = (f"planted pairs: closed form to {planted_error:.0e}; GP recovers {top2} "
            f"(product vs exact {route_gap:.0e}); efficiency gap {results['efficiency_gap']:.0e}; "
            f"d = {d_large} in {seconds_large:.2f} s")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -37,19 +37,19 @@ smoke = False
 paper = False
 seed = 0
 results_path = "../build/results/10-banana-rkhs-shap.json"
-n = kx.reporting.default(1000, smoke=300, paper=3000, minimum=10, doc="samples per b (paper: 3000)")
-bs = kx.reporting.default([1, 10, 20, 50, 100], smoke=[1, 100], minimum=1, doc="values of b, B(1/b, v)")
-v = kx.reporting.default(10.0, minimum=0, doc="variance of the first latent coordinate (must be > 0)")
-noise = kx.reporting.default(0.0, minimum=0, doc="observation noise on y (the supplement defines f only)")
-n_explain = kx.reporting.default(500, smoke=100, paper=3000, minimum=1, doc="explained points per b (paper: all n)")
-n_background = kx.reporting.default(100, smoke=30, minimum=1,
+n = kx.workbench.default(1000, smoke=300, paper=3000, minimum=10, doc="samples per b (paper: 3000)")
+bs = kx.workbench.default([1, 10, 20, 50, 100], smoke=[1, 100], minimum=1, doc="values of b, B(1/b, v)")
+v = kx.workbench.default(10.0, minimum=0, doc="variance of the first latent coordinate (must be > 0)")
+noise = kx.workbench.default(0.0, minimum=0, doc="observation noise on y (the supplement defines f only)")
+n_explain = kx.workbench.default(500, smoke=100, paper=3000, minimum=1, doc="explained points per b (paper: all n)")
+n_background = kx.workbench.default(100, smoke=30, minimum=1,
                                     doc="background rows of KernelSHAP-ISV (not stated in the supplement)")
-gshap_samples = kx.reporting.default(200, smoke=50, minimum=1,
+gshap_samples = kx.workbench.default(200, smoke=50, minimum=1,
                                      doc="Monte Carlo draws per coalition and point for GSHAP-OSV")
-eta = kx.reporting.default(1e-3, minimum=0, doc="CME regularisation of RKHS-OSV (must be > 0)")
+eta = kx.workbench.default(1e-3, minimum=0, doc="CME regularisation of RKHS-OSV (must be > 0)")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 for name in ("v", "eta"):
     if params[name] <= 0:
@@ -251,5 +251,5 @@ results["seconds"] = {m: table[f"seconds {m}"].values for m in ["RKHS-ISV", "RKH
 summary = (f"RKHS-ISV = KernelSHAP-ISV to {isv_equal:.0e}; RKHS-OSV beats GSHAP-OSV at every b: "
            f"{beats_exact} (exact truth), {beats_paper} (paper's truth); RKHS-OSV R^2 (exact) "
            f"{np.round(table['RKHS-OSV vs observational'].values, 3).tolist()}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

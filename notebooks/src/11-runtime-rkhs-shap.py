@@ -28,17 +28,17 @@ smoke = False
 paper = False
 seed = 0
 results_path = "../build/results/11-runtime-rkhs-shap.json"
-ns = kx.reporting.default([100, 500, 1000, 1500], smoke=[100, 300], paper=[100, 500, 1000, 1500, 3000, 5000],
+ns = kx.workbench.default([100, 500, 1000, 1500], smoke=[100, 300], paper=[100, 500, 1000, 1500, 3000, 5000],
                           minimum=2, doc="sample sizes (paper: 100, 500, 1000, 1500, 3000, 5000)")
-n_explain = kx.reporting.default(100, smoke=30, minimum=1, doc="explained points (as in the paper)")
-b = kx.reporting.default(1.0, minimum=0, doc="Banana B(1/b, v) with b = 1, v = 10 (b must be > 0)")
-v = kx.reporting.default(10.0, minimum=0, doc="variance of the first latent coordinate (must be > 0)")
-gshap_samples = kx.reporting.default(100, smoke=30, minimum=1, doc="Monte Carlo draws of GSHAP-OSV")
-lam = kx.reporting.default(1e-3, minimum=0, doc="ridge parameter, fixed: fitting is not what is timed")
-n_repeats = kx.reporting.default(1, paper=3, minimum=1, doc="timings per method and n (the minimum is reported)")
+n_explain = kx.workbench.default(100, smoke=30, minimum=1, doc="explained points (as in the paper)")
+b = kx.workbench.default(1.0, minimum=0, doc="Banana B(1/b, v) with b = 1, v = 10 (b must be > 0)")
+v = kx.workbench.default(10.0, minimum=0, doc="variance of the first latent coordinate (must be > 0)")
+gshap_samples = kx.workbench.default(100, smoke=30, minimum=1, doc="Monte Carlo draws of GSHAP-OSV")
+lam = kx.workbench.default(1e-3, minimum=0, doc="ridge parameter, fixed: fitting is not what is timed")
+n_repeats = kx.workbench.default(1, paper=3, minimum=1, doc="timings per method and n (the minimum is reported)")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 for name in ("b", "v"):
     if params[name] <= 0:
@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from kernelxai.datasets import rkhs_shap
-from kernelxai.reporting import timed
+from kernelxai.workbench import timed
 
 rng = np.random.default_rng(seed)
 results = {"settings": {"ns": ns, "n_explain": n_explain, "b": b, "v": v, "gshap_samples": gshap_samples,
@@ -149,5 +149,5 @@ results["isv_agreement"] = agreement
 results["ns"] = ns
 summary = (f"n={largest}: KernelSHAP-ISV/RKHS-ISV = {ratio_isv:.0f}x (values agree to {agreement:.0e}), "
            f"GSHAP-OSV/RKHS-OSV = {ratio_osv:.2f}x")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

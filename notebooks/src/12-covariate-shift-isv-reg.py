@@ -36,21 +36,21 @@ smoke = False            # tiny sizes for the test suite
 paper = False            # the paper's setting: 3000 samples, 10 repetitions
 seed = 0
 results_path = "../build/results/12-covariate-shift-isv-reg.json"
-n_samples = kx.reporting.default(1000, smoke=300, paper=3000, minimum=10,
+n_samples = kx.workbench.default(1000, smoke=300, paper=3000, minimum=10,
                                  doc="samples before the 70/30 split (paper: 3000)")
-n_repeats = kx.reporting.default(5, smoke=1, paper=10, minimum=1, doc="repetitions (paper: 10)")
-sigmas = kx.reporting.default([0.0, 0.1, 0.5, 1.0, 1.5], minimum=0,
+n_repeats = kx.workbench.default(5, smoke=1, paper=10, minimum=1, doc="repetitions (paper: 10)")
+sigmas = kx.workbench.default([0.0, 0.1, 0.5, 1.0, 1.5], minimum=0,
                               doc="test-time noise levels on X5 (must include 0)")
-lam_paper = kx.reporting.default([0.0, 0.5, 1.0, 1.5, 2.0, 2.5], minimum=0,
+lam_paper = kx.workbench.default([0.0, 0.5, 1.0, 1.5, 2.0, 2.5], minimum=0,
                                  doc="the paper's lambda_S grid (must include 0: the unregularised model)")
-lam_wide = kx.reporting.default([1e-3, 1e-2, 0.1, 10.0, 100.0, 1e3, 1e4], smoke=[1e-2, 10.0, 1e3], minimum=0,
+lam_wide = kx.workbench.default([1e-3, 1e-2, 0.1, 10.0, 100.0, 1e3, 1e4], smoke=[1e-2, 10.0, 1e3], minimum=0,
                                 doc="the log-scale lambda_S sweep (must be > 0: plotted on a log axis)")
-with_osv = kx.reporting.default(True, doc="also run OSV-REG for contrast")
-sensitivity_lam = kx.reporting.default(1e-3, smoke=None, minimum=0,
+with_osv = kx.workbench.default(True, doc="also run OSV-REG for contrast")
+sensitivity_lam = kx.workbench.default(1e-3, smoke=None, minimum=0,
                                        doc="a larger ridge for the sensitivity check (None: skip it)")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 if 0.0 not in sigmas:
     raise ValueError(f"parameter sigmas must include 0 (the clean test data); got {sigmas!r}")
@@ -68,7 +68,7 @@ import pandas as pd
 from IPython.display import display
 
 from kernelxai.datasets import rkhs_shap
-from kernelxai.regularised import ShapleyRegularisedKernelRidge
+from kernelxai.functionals import ShapleyRegularisedKernelRidge
 
 lam_all = sorted(set(lam_paper) | set(lam_wide))
 names = ["x1", "x2", "x3", "x4", "x5"]
@@ -281,5 +281,5 @@ summary = (f"ISV-REG gap RMSE(σ=1.5)-RMSE(σ=0): {claim['gap_at_0']:.2f} at λ_
            f"{claim['gap_at_paper_max']:.2f} at 2.5, {claim['gap_at_wide_max']:.2f} at {max(lam_all):g}; "
            f"shrinks over paper grid: {claim['gap_shrinks_over_paper_grid']} "
            f"(n={n_samples}, {n_repeats} reps)")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

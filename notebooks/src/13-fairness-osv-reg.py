@@ -29,15 +29,15 @@ smoke = False            # tiny sizes for the test suite
 paper = False            # the paper's setting: 3000 samples
 seed = 0
 results_path = "../build/results/13-fairness-osv-reg.json"
-n_samples = kx.reporting.default(1500, smoke=300, paper=3000, minimum=10,
+n_samples = kx.workbench.default(1500, smoke=300, paper=3000, minimum=10,
                                  doc="samples before the 70/30 split (paper: 3000)")
-lam_grid = kx.reporting.default([0.0, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4],
+lam_grid = kx.workbench.default([0.0, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4],
                                 smoke=[0.0, 1e-2, 1.0, 100.0, 1e4], minimum=0,
                                 doc="lambda_S sweep: 0 first, then increasing values > 0")
-eta = kx.reporting.default(1e-3, minimum=0, doc="CME regularisation (the paper's; must be > 0)")
+eta = kx.workbench.default(1e-3, minimum=0, doc="CME regularisation (the paper's; must be > 0)")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 if len(lam_grid) < 2 or lam_grid[0] != 0 or any(a >= b for a, b in zip(lam_grid, lam_grid[1:])):
     raise ValueError("parameter lam_grid must start with 0 and then increase strictly (at least two values); "
@@ -56,7 +56,7 @@ from IPython.display import display
 
 from kernelxai import functionals as F
 from kernelxai.datasets import rkhs_shap
-from kernelxai.regularised import ShapleyRegularisedKernelRidge
+from kernelxai.functionals import ShapleyRegularisedKernelRidge
 
 names = ["x1", "x2", "x3", "x4", "x5"]
 rng = np.random.default_rng(seed)
@@ -257,5 +257,5 @@ summary = (f"90% of phi5^2 removed: ISV-REG (lam_S={eq['ISV-REG']['lam_S']:g}) p
            f"x{eq['ISV-REG']['phi4_ratio']:.2f}, OSV-REG (lam_S={eq['OSV-REG']['lam_S']:g}) phi4^2 "
            f"x{eq['OSV-REG']['phi4_ratio']:.2f}; claim holds: "
            f"{claim['osv_shrinks_phi4'] and claim['isv_phi4_grows']} (n={n_samples})")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

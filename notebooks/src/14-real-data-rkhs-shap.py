@@ -36,26 +36,26 @@ smoke = False
 paper = False
 seed = 0
 results_path = "../build/results/14-real-data-rkhs-shap.json"
-eta = kx.reporting.default(1e-3, minimum=0, doc="CME regularisation (must be > 0)")
-n_explain_diabetes = kx.reporting.default(442, smoke=60, minimum=1, maximum=442,
+eta = kx.workbench.default(1e-3, minimum=0, doc="CME regularisation (must be > 0)")
+n_explain_diabetes = kx.workbench.default(442, smoke=60, minimum=1, maximum=442,
                                           doc="diabetes points explained (442: all)")
-bc_coalitions = kx.reporting.default(2000, smoke=200, paper=10000, minimum=1,
+bc_coalitions = kx.workbench.default(2000, smoke=200, paper=10000, minimum=1,
                                      doc="sampled coalitions for breast cancer (paper: 10 000)")
-bc_explain = kx.reporting.default(100, smoke=20, paper=569, minimum=1,
+bc_explain = kx.workbench.default(100, smoke=20, paper=569, minimum=1,
                                   doc="breast-cancer points explained (paper: all 569)")
-remote = kx.reporting.default(["pima", "boston", "california_housing", "adult"], choices=list(real.REMOTE),
+remote = kx.workbench.default(["pima", "boston", "california_housing", "adult"], choices=list(real.REMOTE),
                               doc="data sets that must be downloaded (or be cached)")
-remote_max_fit = kx.reporting.default(1000, minimum=10, doc="rows used to fit models on downloaded data sets")
-remote_explain = kx.reporting.default(100, smoke=20, minimum=1, doc="points explained on downloaded data sets")
-remote_coalitions = kx.reporting.default(1000, smoke=100, minimum=1, doc="sampled coalitions when d > 10")
-klr_lams = kx.reporting.default(None, smoke=[1e-5, 1e-4, 1e-3], minimum=0,
+remote_max_fit = kx.workbench.default(1000, minimum=10, doc="rows used to fit models on downloaded data sets")
+remote_explain = kx.workbench.default(100, smoke=20, minimum=1, doc="points explained on downloaded data sets")
+remote_coalitions = kx.workbench.default(1000, smoke=100, minimum=1, doc="sampled coalitions when d > 10")
+klr_lams = kx.workbench.default(None, smoke=[1e-5, 1e-4, 1e-3], minimum=0,
                                 doc="grid of the logistic ridge parameter, each > 0 (None: kernelxai's default grid)")
-data_home = kx.reporting.default(None, doc="cache directory of downloaded data sets (default ~/.cache/kernelxai)")
-download = kx.reporting.default(True, smoke=False,
+data_home = kx.workbench.default(None, doc="cache directory of downloaded data sets (default ~/.cache/kernelxai)")
+download = kx.workbench.default(True, smoke=False,
                                 doc="try to download data sets that are not cached (smoke: no network waits)")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 if eta <= 0:
     raise ValueError(f"parameter eta must be a real number > 0; got {eta!r}")
@@ -333,5 +333,5 @@ summary = (f"diabetes top 3 {top3} (bmi & s5 in top 3: {bmi_s5_top3}); breast ca
            f"{top_features(osv_b, 3)}; " + (f"{mass}; " if mass else "")
            + (f"skipped (pip install \"kernelxai[papers-data]\"): {skipped}; " if skipped else "")
            + f"not available offline: {offline}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -37,18 +37,18 @@ smoke = False            # tiny sizes for the test suite
 paper = False            # a larger sample (the paper has no experiment here)
 seed = 0
 results_path = "../build/results/15-robustness.json"
-n_train = kx.reporting.default(300, smoke=120, paper=1000, minimum=10, doc="training points of the model")
-n_background = kx.reporting.default(100, smoke=30, paper=200, minimum=1,
+n_train = kx.workbench.default(300, smoke=120, paper=1000, minimum=10, doc="training points of the model")
+n_background = kx.workbench.default(100, smoke=30, paper=200, minimum=1,
                                     doc="rows of the background sample of the embeddings (at most n_train)")
-n_points = kx.reporting.default(20, smoke=5, paper=50, minimum=1, doc="base points x")
-deltas = kx.reporting.default([1e-4, 1e-3, 1e-2, 0.1, 1.0], smoke=[1e-3, 0.1, 1.0], minimum=0,
+n_points = kx.workbench.default(20, smoke=5, paper=50, minimum=1, doc="base points x")
+deltas = kx.workbench.default([1e-4, 1e-3, 1e-2, 0.1, 1.0], smoke=[1e-3, 0.1, 1.0], minimum=0,
                               doc="perturbation sizes, each > 0")
-eta = kx.reporting.default(1e-3, minimum=0, doc="CME regularisation (must be > 0)")
-n_search = kx.reporting.default(150, smoke=20, paper=400, minimum=1,
+eta = kx.workbench.default(1e-3, minimum=0, doc="CME regularisation (must be > 0)")
+n_search = kx.workbench.default(150, smoke=20, paper=400, minimum=1,
                                 doc="random small configurations in the worst-case search")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 if min(deltas) <= 0:
     raise ValueError(f"parameter deltas must hold real numbers > 0; got {deltas!r}")
@@ -248,5 +248,5 @@ summary = (f"Theorem 6 holds on all {len(Xa)} pairs x {d} features: max distance
            f"{checks['interventional']['max_ratio_to_bound']:.2f} (I), "
            f"{checks['observational']['max_ratio_to_bound']:.2g} (O); observed |dphi| <= ||f|| dist "
            f"<= ||f|| sqrt(bound) everywhere: {results['all_below_bound']}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -31,24 +31,24 @@ paper = False            # larger sizes (no single paper setting)
 seed = 0
 results_path = "../build/results/16-gp-shap.json"
 # training points of the GP
-n_train = kx.reporting.default(300, smoke=80, paper=500, minimum=10)
+n_train = kx.workbench.default(300, smoke=80, paper=500, minimum=10)
 # background rows b of the interventional value function
-n_background = kx.reporting.default(20, smoke=8, paper=30, minimum=2)
+n_background = kx.workbench.default(20, smoke=8, paper=30, minimum=2)
 # posterior draws of the Monte-Carlo check
-n_draws = kx.reporting.default(2000, smoke=1000, paper=5000, minimum=100)
+n_draws = kx.workbench.default(2000, smoke=1000, paper=5000, minimum=100)
 # grid points of the dependence plot (joint covariance)
-n_grid = kx.reporting.default(30, smoke=12, minimum=3)
+n_grid = kx.workbench.default(30, smoke=12, minimum=3)
 # points with known Shapley values / held-out points of the Shapley prior
-n_known = kx.reporting.default(60, smoke=15, paper=100, minimum=2)
-n_heldout = kx.reporting.default(60, smoke=15, paper=200, minimum=2)
+n_known = kx.workbench.default(60, smoke=15, paper=100, minimum=2)
+n_heldout = kx.workbench.default(60, smoke=15, paper=200, minimum=2)
 # permutations of the sampled route
-budget = kx.reporting.default(600, smoke=300, minimum=10)
+budget = kx.workbench.default(600, smoke=300, minimum=10)
 # standard deviation of the observation noise of the synthetic data
-noise_sd = kx.reporting.default(0.1, minimum=0.0)
+noise_sd = kx.workbench.default(0.1, minimum=0.0)
 # real data (section 7): test points explained on diabetes and on breast cancer
-n_real_explain = kx.reporting.default(10, smoke=3, paper=40, minimum=1)
+n_real_explain = kx.workbench.default(10, smoke=3, paper=40, minimum=1)
 # rows of the breast-cancer data used (569 = all; the smoke run fits on a subsample)
-n_cancer_rows = kx.reporting.default(569, smoke=160, minimum=40, maximum=569)
+n_cancer_rows = kx.workbench.default(569, smoke=160, minimum=40, maximum=569)
 
 # %%
 import time
@@ -64,7 +64,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
@@ -119,7 +119,7 @@ noise_var = fitted.kernel_.k2.noise_level
 # the latent GP: the same posterior, the noise moved from the kernel to alpha
 latent_kernel = fitted.kernel_.k1
 gp = GaussianProcessRegressor(latent_kernel, alpha=noise_var, optimizer=None).fit(X_train, y_train)
-background = kx.background.subsample(X_train, n_background, seed=seed)
+background = kx.explainers.subsample(X_train, n_background, seed=seed)
 print(f"amplitude {amplitude:.3f}, noise variance {noise_var:.4f} (true {noise_sd**2:.4f})")
 print("lengthscales:", dict(zip(names, np.round(lengthscales, 2))))
 results["gp"] = {"amplitude": amplitude, "noise_variance": noise_var,
@@ -497,7 +497,7 @@ gp_all = GaussianProcessRegressor(dia_latent, alpha=dia_noise, normalize_y=True,
                                   optimizer=None).fit(Xd_train, yd_train)
 gp_quarter = GaussianProcessRegressor(dia_latent, alpha=dia_noise, normalize_y=True,
                                       optimizer=None).fit(Xd_train[quarter], yd_train[quarter])
-dia_background = kx.background.subsample(Xd_train, 30, seed=seed)
+dia_background = kx.explainers.subsample(Xd_train, 30, seed=seed)
 X_dia_explain = Xd_test[:n_real_explain]
 t0 = time.perf_counter()
 e_all = kx.explain_gp(gp_all, X_dia_explain, background=dia_background)
@@ -557,7 +557,7 @@ print("top features by mean |phi|:", results["diabetes"]["top_features"])
 # (explanations computed with the same background, as they must be).
 
 # %%
-prior_background = kx.background.subsample(Xd_train, 10, seed=seed)
+prior_background = kx.explainers.subsample(Xd_train, 10, seed=seed)
 n_dia_known = min(n_known, len(Xd_train))
 n_dia_new = min(n_heldout, len(Xd_test))
 t0 = time.perf_counter()
@@ -594,7 +594,7 @@ Xc_train, Xc_test, yc_train, yc_test = train_test_split(
 t0 = time.perf_counter()
 gpc = GaussianProcessClassifier(ConstantKernel(1.0) * RBF(5.0), random_state=seed).fit(Xc_train, yc_train)
 timings["fit_breast_cancer"] = time.perf_counter() - t0
-can_background = kx.background.subsample(Xc_train, 20, seed=seed)
+can_background = kx.explainers.subsample(Xc_train, 20, seed=seed)
 X_can_explain = Xc_test[:n_real_explain]
 t0 = time.perf_counter()
 e_can = kx.explain_gp(gpc, X_can_explain, background=can_background)
@@ -675,5 +675,5 @@ summary = (f"max |cov - A C A^T| = {max(cov_error.values()):.1e}; MC rel. error 
            f"({n_draws} draws); efficiency {eff_cov:.1e}; Shapley prior RMSE/spread "
            f"{rmse / spread:.2f}, coverage {covered.mean():.0%}; diabetes: sd larger with a quarter "
            f"of the data {results['diabetes']['sd_larger_with_less_data']}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -42,43 +42,43 @@ paper = False            # larger sizes (no paper setting)
 seed = 0
 results_path = "../build/results/17-scaling.json"
 # the three sizes of data the same model is fitted to (the largest is "the 10^6-row model")
-n_rows = kx.reporting.default([10_000, 100_000, 1_000_000], smoke=[2_000, 10_000, 50_000], minimum=100)
+n_rows = kx.workbench.default([10_000, 100_000, 1_000_000], smoke=[2_000, 10_000, 50_000], minimum=100)
 # features of the synthetic data (the target uses the first three)
-n_features = kx.reporting.default(20, minimum=3)
+n_features = kx.workbench.default(20, minimum=3)
 # Nystroem landmarks: the terms n of the kernel expansion
-n_components = kx.reporting.default(100, smoke=50, minimum=2)
+n_components = kx.workbench.default(100, smoke=50, minimum=2)
 # background rows of the explanations in sections 1 and 4
-n_background = kx.reporting.default(1000, smoke=200, minimum=1)
+n_background = kx.workbench.default(1000, smoke=200, minimum=1)
 # points explained (and timed) for each size
-n_explain = kx.reporting.default(20, smoke=4, paper=100, minimum=1)
+n_explain = kx.workbench.default(20, smoke=4, paper=100, minimum=1)
 # held-out rows: R^2 and the expansion-versus-predict check
-n_test = kx.reporting.default(10_000, smoke=2_000, minimum=10)
+n_test = kx.workbench.default(10_000, smoke=2_000, minimum=10)
 # the grid of section 2: features d (at grid_fixed_n terms) and terms n (at grid_fixed_d features)
-grid_d = kx.reporting.default([5, 10, 20, 40, 80], smoke=[5, 10, 20], paper=[5, 10, 20, 40, 80, 160],
+grid_d = kx.workbench.default([5, 10, 20, 40, 80], smoke=[5, 10, 20], paper=[5, 10, 20, 40, 80, 160],
                               minimum=3)
-grid_n = kx.reporting.default([50, 100, 200, 400, 800], smoke=[25, 50, 100],
+grid_n = kx.workbench.default([50, 100, 200, 400, 800], smoke=[25, 50, 100],
                               paper=[50, 100, 200, 400, 800, 1600], minimum=2)
-grid_fixed_d = kx.reporting.default(20, minimum=3)
-grid_fixed_n = kx.reporting.default(200, smoke=50, minimum=2)
+grid_fixed_d = kx.workbench.default(20, minimum=3)
+grid_fixed_n = kx.workbench.default(200, smoke=50, minimum=2)
 # rows each grid model is fitted on; background rows and points explained per grid cell
-grid_rows = kx.reporting.default(5_000, smoke=1_000, minimum=10)
-grid_background = kx.reporting.default(100, smoke=30, minimum=1)
-grid_points = kx.reporting.default(8, smoke=2, minimum=1)
+grid_rows = kx.workbench.default(5_000, smoke=1_000, minimum=10)
+grid_background = kx.workbench.default(100, smoke=30, minimum=1)
+grid_points = kx.workbench.default(8, smoke=2, minimum=1)
 # section 3: points explained with one and two workers, in chunks of rows_per_chunk rows
-parallel_points = kx.reporting.default(64, smoke=8, minimum=2)
-rows_per_chunk = kx.reporting.default(8, smoke=2, minimum=1)
-parallel_background = kx.reporting.default(1000, smoke=50, minimum=1)
+parallel_points = kx.workbench.default(64, smoke=8, minimum=2)
+rows_per_chunk = kx.workbench.default(8, smoke=2, minimum=1)
+parallel_background = kx.workbench.default(1000, smoke=50, minimum=1)
 # the control: tasks of plain numpy work (repetitions of a 10^5-element sine each) run by joblib
-control_tasks = kx.reporting.default(8, smoke=4, minimum=2)
-control_reps = kx.reporting.default(200, smoke=20, minimum=1)
+control_tasks = kx.workbench.default(8, smoke=4, minimum=2)
+control_reps = kx.workbench.default(200, smoke=20, minimum=1)
 # section 5: reference subsample of the full data, summary size, points explained with both
-n_reference = kx.reporting.default(3_000, smoke=500, paper=10_000, minimum=10)
-n_summary = kx.reporting.default(50, smoke=20, minimum=1)
-bound_points = kx.reporting.default(20, smoke=5, minimum=1)
+n_reference = kx.workbench.default(3_000, smoke=500, paper=10_000, minimum=10)
+n_summary = kx.workbench.default(50, smoke=20, minimum=1)
+bound_points = kx.workbench.default(20, smoke=5, minimum=1)
 # timings: best of `repeat` runs (the two sides of a ratio alternate)
-repeat = kx.reporting.default(2, smoke=1, minimum=1)
+repeat = kx.workbench.default(2, smoke=1, minimum=1)
 # standard deviation of the observation noise
-noise_sd = kx.reporting.default(0.1, minimum=0.0)
+noise_sd = kx.workbench.default(0.1, minimum=0.0)
 
 # %%
 import os
@@ -94,9 +94,9 @@ from sklearn.linear_model import Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from kernelxai.reporting import timed
+from kernelxai.workbench import timed
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 if max(grid_n) > grid_rows or grid_fixed_n > grid_rows or n_components > min(n_rows):
     raise ValueError("a Nystroem model cannot have more landmarks than rows: grid_n, grid_fixed_n "
@@ -153,7 +153,7 @@ for N in n_rows:
     f, convert_s = timed(lambda: kx.models.as_expansion(model))
     prediction = model.predict(X_test)
     expansion_error = float(np.abs(f.predict(X_test) - prediction).max())
-    background = kx.background.subsample(X_all[:N], min(n_background, N), seed=seed)
+    background = kx.explainers.subsample(X_all[:N], min(n_background, N), seed=seed)
     with kx.config_context(progress=False):
         e, explain_s = timed(lambda: kx.explain(model, X_points, background=background))
     efficiency = float(np.abs(e.values.sum(axis=1) + e.base_values - model.predict(X_points)).max())
@@ -200,7 +200,7 @@ size_table[["landmarks", "fit_seconds", "explain_seconds_per_point", "points_per
 def time_cell(dims, landmarks, rng):
     X, y = make_data(grid_rows, dims, rng)
     f = kx.models.as_expansion(nystroem_model(dims, landmarks).fit(X, y))
-    B = kx.background.subsample(X, grid_background, seed=seed)
+    B = kx.explainers.subsample(X, grid_background, seed=seed)
     Xe = make_data(grid_points, dims, rng)[0]
     game = kx.values.Interventional(f, B).game(Xe)
     predicted = kx.estimate_cost(game, "product")
@@ -262,7 +262,7 @@ plt.tight_layout()
 # to 1, so a few nodes suffice whatever $d$ (not the $\lceil d/2\rceil$ that is exact for any
 # factors): the work grows about linearly in $d$ here. The cost model counts the passes the
 # route makes with the node count it would choose for the game's first terms
-# (`kx.product.estimate_nodes`), so it too grows about linearly in $d$ (the slopes are
+# (`kx.estimators.estimate_nodes`), so it too grows about linearly in $d$ (the slopes are
 # printed above), within a small factor of the wall-clock measurement (the route runs its
 # term blocks on both cores; the model counts one). Terms further on may need more nodes (up
 # to $\lceil d/2\rceil$) or fewer than the first ones. Less smooth kernels (short
@@ -287,7 +287,7 @@ plt.tight_layout()
 
 # %%
 model_mid = models[n_rows[1]]
-B_par = kx.background.subsample(X_all[:n_rows[1]], min(parallel_background, n_rows[1]), seed=seed)
+B_par = kx.explainers.subsample(X_all[:n_rows[1]], min(parallel_background, n_rows[1]), seed=seed)
 X_par = X_test[:parallel_points]
 with kx.config_context(progress=False):
     # warm-up, untimed: starts the worker processes and runs every code path once
@@ -392,7 +392,7 @@ model_big = models[N_big]
 f_big = kx.models.as_expansion(model_big)
 big = next(s for s in sizes if s["rows"] == N_big)
 groups = [list(range(j, min(d, j + -(-d // 4)))) for j in range(0, d, -(-d // 4))]
-B_small = kx.background.subsample(X_all[:N_big], 50, seed=seed)
+B_small = kx.explainers.subsample(X_all[:N_big], 50, seed=seed)
 with kx.config_context(progress=False):
     e_groups = kx.explain(model_big, X_points[:3], background=B_small, groups=groups)
     e_calls = kx.explain(model_big.predict, X_points[:3], background=B_small, groups=groups, method="exact")
@@ -423,9 +423,9 @@ pd.DataFrame({"exact (product route)": e_groups.values[0], "model calls (brute f
 # ## 5. A summarised background, and how far it moves the values
 #
 # The time per point is proportional to the background rows $m$. A summary of a few dozen
-# points (`kx.background.summarize`: k-means centres or kernel herding) makes it much
+# points (`kx.explainers.summarize`: k-means centres or kernel herding) makes it much
 # faster — at what price? For a product kernel with $k_l(x, x) = 1$,
-# `kx.background.summary_bound(model, summary, background)` bounds, for every point and
+# `kx.explainers.summary_bound(model, summary, background)` bounds, for every point and
 # feature, how far the interventional Shapley value can move when the background is
 # replaced by the summary:
 #
@@ -449,10 +449,10 @@ pd.DataFrame({"exact (product route)": e_groups.values[0], "model calls (brute f
 # measured), `n_summary` rows of the reference sample.
 
 # %%
-B_ref = kx.background.subsample(X_all[:N_big], min(n_reference, N_big), seed=seed + 1)
-summary, summary_s = timed(lambda: kx.background.summarize(B_ref, min(n_summary, len(B_ref)), method="herding",
+B_ref = kx.explainers.subsample(X_all[:N_big], min(n_reference, N_big), seed=seed + 1)
+summary, summary_s = timed(lambda: kx.explainers.summarize(B_ref, min(n_summary, len(B_ref)), method="herding",
                                                            kernel=f_big.kernel))
-bound, bound_s = timed(lambda: kx.background.summary_bound(model_big, summary, B_ref))
+bound, bound_s = timed(lambda: kx.explainers.summary_bound(model_big, summary, B_ref))
 X_bound = X_test[:bound_points]
 with kx.config_context(progress=False):
     e_ref, ref_s = timed(lambda: kx.explain(f_big, X_bound, background=B_ref))
@@ -522,7 +522,7 @@ bump = kx.models.KernelExpansion(np.zeros((1, 2)), np.ones(1), kx.kernels.RBF([0
 origin = np.zeros((1, 2))
 e_P = kx.explain(bump, origin, background=P)
 e_Q = kx.explain(bump, origin, background=Q)
-cx_bound = kx.background.summary_bound(bump, Q, P)
+cx_bound = kx.explainers.summary_bound(bump, Q, P)
 cx_observed = np.abs(e_P.values - e_Q.values)[0]
 results["counterexample"] = {
     "rows": N_cx, "norm": cx_bound.norm, "mmd": cx_bound.mmd, "joint_mmd_bound": cx_bound.base_bound,
@@ -615,5 +615,5 @@ summary = (f"{N_big}-row Nystroem model ({len(f_big.X_train)} landmarks, d = {d}
            f"{results['parallel']['identical_serial_two_workers']}; "
            f"growth exponents d {growth['d']:.2f}, n {growth['n']:.2f}; "
            f"summary bound holds {holds} (observed/bound <= {np.max(observed / bound.bound):.2g})")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -60,22 +60,22 @@ paper = False            # larger sizes (the lecture has no numeric setting)
 seed = 0
 results_path = "../build/results/18-conditional-estimators.json"
 # training rows the estimators learn the dependence from (their background)
-n_background = kx.reporting.default(2000, smoke=500, paper=5000, minimum=20)
+n_background = kx.workbench.default(2000, smoke=500, paper=5000, minimum=20)
 # explained (held-out) points per setting, correlation and repeat
-n_explain = kx.reporting.default(100, smoke=12, paper=200, minimum=1)
+n_explain = kx.workbench.default(100, smoke=12, paper=200, minimum=1)
 # repeats with fresh data
-n_repeats = kx.reporting.default(3, smoke=1, paper=10, minimum=1)
+n_repeats = kx.workbench.default(3, smoke=1, paper=10, minimum=1)
 # correlations rho (off-diagonal of Sigma_rho; in (c) the correlation of x1 and x3)
-rhos = kx.reporting.default([0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95], smoke=[0.0, 0.5, 0.9],
+rhos = kx.workbench.default([0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95], smoke=[0.0, 0.5, 0.9],
                             minimum=0.0, maximum=0.99)
 # Monte-Carlo draws of the Gaussian and the copula estimators
-n_samples = kx.reporting.default(1000, smoke=200, paper=2000, minimum=10)
+n_samples = kx.workbench.default(1000, smoke=200, paper=2000, minimum=10)
 # bandwidth sigma of the empirical estimator (Aas et al.'s default) and the grid studied
-bandwidth = kx.reporting.default(0.1, minimum=1e-4)
-bandwidths = kx.reporting.default([0.02, 0.05, 0.1, 0.2, 0.4, 0.8], smoke=[0.05, 0.1, 0.4],
+bandwidth = kx.workbench.default(0.1, minimum=1e-4)
+bandwidths = kx.workbench.default([0.02, 0.05, 0.1, 0.2, 0.4, 0.8], smoke=[0.05, 0.1, 0.4],
                                   minimum=1e-4)
 # noise sd tau of the parabola x2 = x1^2 - 1 + tau * eps in setting (c)
-tau = kx.reporting.default(0.5, minimum=0.01)
+tau = kx.workbench.default(0.5, minimum=0.01)
 
 # %%
 import time
@@ -85,7 +85,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import log_softmax
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
@@ -502,5 +502,5 @@ summary = (f"MAE at rho = {rhos[hi]}: "
            + "; ".join(f"{s} best {best[s]} ({M[s][best[s]][hi]:.3f}), independence "
                        f"{M[s]['independence'][hi]:.3f}" for s in SETTINGS)
            + f"; claims held {sum(claims.values())}/{len(claims)}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

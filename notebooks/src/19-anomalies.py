@@ -41,16 +41,16 @@ paper = False            # more explained tumours (no paper setting)
 seed = 0
 results_path = "../build/results/19-anomalies.json"
 # the most anomalous malignant (held-out) tumours explained
-n_top = kx.reporting.default(8, smoke=3, paper=20, minimum=1)
+n_top = kx.workbench.default(8, smoke=3, paper=20, minimum=1)
 # of those, how many are checked against brute-force model calls
-n_check = kx.reporting.default(4, smoke=2, paper=8, minimum=1)
+n_check = kx.workbench.default(4, smoke=2, paper=8, minimum=1)
 # rows of each reference set (a random subsample when the set is larger)
-n_reference = kx.reporting.default(250, smoke=40, minimum=5)
+n_reference = kx.workbench.default(250, smoke=40, minimum=5)
 # training tumours of the GP classifier (section 5; 426 = all) and its explanation's background rows
-n_gp_train = kx.reporting.default(426, smoke=120, minimum=20, maximum=426)
-n_gp_background = kx.reporting.default(30, smoke=12, minimum=2)
+n_gp_train = kx.workbench.default(426, smoke=120, minimum=20, maximum=426)
+n_gp_background = kx.workbench.default(30, smoke=12, minimum=2)
 # nu of the one-class SVM: an upper bound on the fraction of training points it flags
-nu = kx.reporting.default(0.05, minimum=0.001, maximum=1.0)
+nu = kx.workbench.default(0.05, minimum=0.001, maximum=1.0)
 
 # %%
 import time
@@ -69,7 +69,7 @@ from sklearn.neighbors import KernelDensity
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import OneClassSVM
 
-params = kx.reporting.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
+params = kx.workbench.resolve_parameters(globals())   # validated; smoke/paper fill only unset sizes
 globals().update(params)
 rng = np.random.default_rng(seed)
 results = {}
@@ -495,5 +495,5 @@ summary = (f"AUC svm {auc_svm:.3f}, kde {auc_kde:.3f}; exact vs model calls: dec
            f"{agreement['svm_decision_max_abs_error']:.1e}, density (relative) "
            f"{agreement['density_max_relative_error']:.1e}; reference change (svm, l1): "
            + ", ".join(f"{k} {v['relative_l1_change']:.2f}" for k, v in effect["svm"].items()))
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

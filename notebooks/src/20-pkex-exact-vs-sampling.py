@@ -27,19 +27,19 @@ smoke = False            # tiny sizes for the test suite
 paper = False            # the paper's setting: 100 points, budgets to 100000, tuned SVR
 seed = 0
 results_path = "../build/results/20-pkex-exact-vs-sampling.json"
-n_train = kx.reporting.default(1000, smoke=300, minimum=10, doc="training points per model")
-dims = kx.reporting.default([10, 20, 30, 50], smoke=[10, 20], minimum=2, doc="numbers of features d")
-n_explain = kx.reporting.default(10, smoke=4, paper=100, minimum=1,
+n_train = kx.workbench.default(1000, smoke=300, minimum=10, doc="training points per model")
+dims = kx.workbench.default([10, 20, 30, 50], smoke=[10, 20], minimum=2, doc="numbers of features d")
+n_explain = kx.workbench.default(10, smoke=4, paper=100, minimum=1,
                                  doc="explained points per model (paper: 100; at most n_train)")
-budgets = kx.reporting.default([200, 500, 1000, 2000, 5000, 10000, 20000], smoke=[200, 1000, 4000],
+budgets = kx.workbench.default([200, 500, 1000, 2000, 5000, 10000, 20000], smoke=[200, 1000, 4000],
                                paper=[200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000], minimum=2,
                                doc="sampled coalitions of the KernelSHAP estimator")
-svr_tuning = kx.reporting.default("grid", smoke="fixed", paper="random", choices=["fixed", "grid", "random"],
+svr_tuning = kx.workbench.default("grid", smoke="fixed", paper="random", choices=["fixed", "grid", "random"],
                                   doc="SVR hyperparameters: fixed C = 10, gamma = 1/d; a small grid; "
                                       "the paper's randomized search")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 if n_explain > n_train:
     raise ValueError(f"parameter n_explain must be at most n_train = {n_train}; got {n_explain!r}")
@@ -234,5 +234,5 @@ summary = (f"d={dims[-1]}: KernelSHAP with {last} coalitions misplaces {row['nor
            f"attribution (paper's measure {row['relative error (paper)']:.2f}); error falls with budget: "
            f"{all(falls.values())}; rises with d: paper's measure {rises['relative error (paper)']}, "
            f"normwise {rises['normwise l1 error']}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -35,21 +35,21 @@ smoke = False            # tiny sizes for the test suite
 paper = False            # the paper's 100 explained points
 seed = 0
 results_path = "../build/results/21-pkex-feature-recovery.json"
-n_train = kx.reporting.default(1000, smoke=300, minimum=10, doc="training points per task")
-d = kx.reporting.default(50, minimum=2, doc="number of features")
-n_active = kx.reporting.default(17, minimum=1, doc="active features, the first n_active (at most d)")
-n_explain = kx.reporting.default(3, smoke=2, paper=100, minimum=1,
+n_train = kx.workbench.default(1000, smoke=300, minimum=10, doc="training points per task")
+d = kx.workbench.default(50, minimum=2, doc="number of features")
+n_active = kx.workbench.default(17, minimum=1, doc="active features, the first n_active (at most d)")
+n_explain = kx.workbench.default(3, smoke=2, paper=100, minimum=1,
                                  doc="explained test points per task (paper: 100)")
-n_background = kx.reporting.default(100, smoke=30, minimum=1,
+n_background = kx.workbench.default(100, smoke=30, minimum=1,
                                     doc="background rows of the model-agnostic baselines (at most n_train)")
-budgets = kx.reporting.default([500, 1000], smoke=[500], minimum=2, doc="coalitions of the sampling baselines")
-targets = kx.reporting.default(["poly5", "poly10", "sqexp"], smoke=["poly5", "sqexp"], choices=list(pkex.TARGETS),
+budgets = kx.workbench.default([500, 1000], smoke=[500], minimum=2, doc="coalitions of the sampling baselines")
+targets = kx.workbench.default(["poly5", "poly10", "sqexp"], smoke=["poly5", "sqexp"], choices=list(pkex.TARGETS),
                                doc="target functions, one task each")
-svr_tuning = kx.reporting.default("grid", smoke="fixed", choices=["fixed", "grid"],
+svr_tuning = kx.workbench.default("grid", smoke="fixed", choices=["fixed", "grid"],
                                   doc="SVR hyperparameters: fixed C = 10, gamma = 1/d; or a small grid search")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 if n_active > d:
     raise ValueError(f"parameter n_active must be at most d = {d}; got {n_active!r}")
@@ -202,5 +202,5 @@ summary = ("recovery PKeX " + ", ".join(f"{t} {pkex_rate[t]:.2f}" for t in targe
            + "; best " + ", ".join(f"{t} {best[t]:.2f}" for t in targets)
            + f"; PKeX {pkex_time * 1e3:.0f} ms/point vs sampling at {budgets[-1]}: "
              f"{sampling_1000.min() * 1e3:.0f}-{sampling_1000.max() * 1e3:.0f} ms")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

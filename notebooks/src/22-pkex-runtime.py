@@ -25,22 +25,22 @@ smoke = False            # tiny sizes for the test suite
 paper = False            # the paper's range: brute force to 24 features, the recursion to 500
 seed = 0
 results_path = "../build/results/22-pkex-runtime.json"
-n_train = kx.reporting.default(1000, smoke=200, minimum=1, doc="terms of the kernel expansion, as in the paper")
-d_brute = kx.reporting.default([4, 8, 12, 14, 16, 18], smoke=[4, 8, 12], paper=[4, 8, 12, 16, 18, 20, 22, 24],
+n_train = kx.workbench.default(1000, smoke=200, minimum=1, doc="terms of the kernel expansion, as in the paper")
+d_brute = kx.workbench.default([4, 8, 12, 14, 16, 18], smoke=[4, 8, 12], paper=[4, 8, 12, 16, 18, 20, 22, 24],
                                minimum=2, maximum=24, doc="features timed by brute force (2^d coalitions)")
-d_stable = kx.reporting.default([10, 25, 50, 100, 150, 200], smoke=[10, 50, 100],
+d_stable = kx.workbench.default([10, 25, 50, 100, 150, 200], smoke=[10, 50, 100],
                                 paper=[10, 25, 50, 100, 200, 300, 500], minimum=2,
                                 doc="features timed by the paper's recursion (Alg. 2)")
-d_quadrature = kx.reporting.default([10, 25, 50, 100, 200, 500, 1000, 2000], smoke=[10, 50, 200, 500],
+d_quadrature = kx.workbench.default([10, 25, 50, 100, 200, 500, 1000, 2000], smoke=[10, 50, 200, 500],
                                     paper=[10, 25, 50, 100, 200, 500, 1000, 2000, 5000], minimum=2,
                                     doc="features timed by the quadrature")
-d_newton = kx.reporting.default([10, 20, 30, 40, 50, 60, 70, 80], smoke=[10, 30, 50, 70], minimum=2,
+d_newton = kx.workbench.default([10, 20, 30, 40, 50, 60, 70, 80], smoke=[10, 30, 50, 70], minimum=2,
                                 doc="features of the accuracy check of Newton's identities (Alg. 1)")
-d_overflow = kx.reporting.default([1000, 1100], smoke=[1100], minimum=2,
+d_overflow = kx.workbench.default([1000, 1100], smoke=[1100], minimum=2,
                                   doc="features of the overflow check of Alg. 2")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 
 # %%
@@ -49,8 +49,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from kernelxai.product import product_shapley
-from kernelxai.reporting import timed
+from kernelxai.estimators import product_shapley
+from kernelxai.workbench import timed
 
 rng = np.random.default_rng(seed)
 results = {"n_train": n_train}
@@ -207,5 +207,5 @@ summary = (f"time ~ d^{growth['quadrature']:.1f} (quadrature) vs d^{growth['stab
            f"x{growth['brute_per_feature']:.1f}/feature (brute); routes agree to {results['agreement_max']:.0e}; "
            f"Newton error > 1e-6 from d = {newton_bad}; Alg. 2 overflows at d = "
            f"{[d for d in d_overflow if not results['overflow'][str(d)]['Alg. 2 finite']]}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

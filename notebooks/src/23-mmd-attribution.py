@@ -29,15 +29,15 @@ smoke = False            # tiny sizes for the test suite
 paper = False            # the paper's 1000 repetitions
 seed = 0
 results_path = "../build/results/23-mmd-attribution.json"
-n_samples = kx.reporting.default(1000, smoke=250, minimum=2, doc="points in each sample, as in the paper")
-n_repeats = kx.reporting.default(5, smoke=2, paper=1000, minimum=1,
+n_samples = kx.workbench.default(1000, smoke=250, minimum=2, doc="points in each sample, as in the paper")
+n_repeats = kx.workbench.default(5, smoke=2, paper=1000, minimum=1,
                                  doc="repetitions of the main design (paper: 1000)")
-n_control = kx.reporting.default(3, smoke=2, paper=1000, minimum=1,
+n_control = kx.workbench.default(3, smoke=2, paper=1000, minimum=1,
                                  doc="repetitions of the control and of the matched-covariance variant")
-n_permutations = kx.reporting.default(100, smoke=30, minimum=1, doc="permutations of the p-value of each MMD")
+n_permutations = kx.workbench.default(100, smoke=30, minimum=1, doc="permutations of the p-value of each MMD")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 
 # %%
@@ -215,5 +215,5 @@ kx.widgets.interact(show, repetition=widgets.IntSlider(0, 0, max(0, n_repeats - 
 summary = (f"same-distribution features: mean phi {summary_main['mean phi, features 1-10']:+.1e}, differing: "
            f"{summary_main['mean phi, features 11-20']:+.1e} ({summary_main['share of features 11-20 with phi > 0']:.0%} > 0); "
            f"sum phi = MMD^2_u to {max(main_err, control_err):.0e}; diabetes top: {', '.join(ranking[:3])}")
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -37,18 +37,18 @@ smoke = False            # tiny sizes for the test suite
 paper = False            # literal GP kernel of App. H.1 for regression, every data set tried
 seed = 0
 results_path = "../build/results/24-hsic-feature-selection.json"
-datasets = kx.reporting.default(["breast_cancer", "diabetes", "wine"], smoke=["wine", "diabetes"],
+datasets = kx.workbench.default(["breast_cancer", "diabetes", "wine"], smoke=["wine", "diabetes"],
                                 choices=list(pkex.SELECTION_DATASETS), doc="data sets that load offline")
-unavailable_tried = kx.reporting.default(["sonar", "ionosphere", "breast_cancer_regression", "skillcraft", "sml",
+unavailable_tried = kx.workbench.default(["sonar", "ionosphere", "breast_cancer_regression", "skillcraft", "sml",
                                           "parkinson"], smoke=["skillcraft"], choices=list(pkex.SELECTION_DATASETS),
                                          doc="data sets of the paper tried as well (reported if unavailable)")
-n_folds = kx.reporting.default(5, smoke=3, minimum=2, doc="cross-validation folds")
-fraction = kx.reporting.default(0.2, minimum=0, maximum=1, doc="share of features kept, in (0, 1]")
-gp_noise = kx.reporting.default(True, paper=False, doc="white-noise term and standardised target for GP regression")
-n_jobs = kx.reporting.default(2, minimum=-1, doc="folds evaluated in parallel (-1: all cores; not 0)")
+n_folds = kx.workbench.default(5, smoke=3, minimum=2, doc="cross-validation folds")
+fraction = kx.workbench.default(0.2, minimum=0, maximum=1, doc="share of features kept, in (0, 1]")
+gp_noise = kx.workbench.default(True, paper=False, doc="white-noise term and standardised target for GP regression")
+n_jobs = kx.workbench.default(2, minimum=-1, doc="folds evaluated in parallel (-1: all cores; not 0)")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 if fraction <= 0:
     raise ValueError(f"parameter fraction must be a real number in (0, 1]; got {fraction!r}")
@@ -267,5 +267,5 @@ kx.widgets.interact(show, data_set=list(raw))
 summary = "; ".join(f"{name}: PKeX rank {s['rank_of_pkex']}/5 ({'acc' if loaded[name][2] == 'classification' else 'MAPE'} "
                     f"{raw[name]['PKeX-Shapley (HSIC)'].mean():.3f})" for name, s in standing.items())
 summary += f"; unavailable offline: {', '.join(sorted(unavailable)) or 'none'}"
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -42,33 +42,33 @@ smoke = False            # tiny sizes for the test suite
 paper = False            # the thesis sets no sizes; paper=True runs a larger, finer design
 seed = 0
 results_path = "../build/results/30-uncertainty-pipeline.json"
-n_points = kx.reporting.default(20, smoke=5, paper=100, minimum=1,
+n_points = kx.workbench.default(20, smoke=5, paper=100, minimum=1,
                                 doc="explained points, drawn from the data distribution")
-n_repeats = kx.reporting.default(150, smoke=25, paper=1000, minimum=2,
+n_repeats = kx.workbench.default(150, smoke=25, paper=1000, minimum=2,
                                  doc="independent repetitions per setting (coverage, mean widths)")
-pool_size = kx.reporting.default(20000, smoke=4000, minimum=2,
+pool_size = kx.workbench.default(20000, smoke=4000, minimum=2,
                                  doc="reference pool standing in for the population (Bayesian SHAP)")
-level = kx.reporting.default(0.95, minimum=0, maximum=1, doc="level of the intervals, in (0, 1)")
+level = kx.workbench.default(0.95, minimum=0, maximum=1, doc="level of the intervals, in (0, 1)")
 # the knobs not being varied (alpha is a correlation in (-1, 1); sigma the number of references)
-base_alpha = kx.reporting.default(0.5, minimum=-1, maximum=1, doc="correlation alpha when another knob varies")
-base_beta = kx.reporting.default(0.5, doc="interaction beta when another knob varies")
-base_gamma = kx.reporting.default(0.25, doc="non-linearity gamma when another knob varies")
-base_sigma = kx.reporting.default(100, minimum=2, doc="references sigma when another knob varies")
+base_alpha = kx.workbench.default(0.5, minimum=-1, maximum=1, doc="correlation alpha when another knob varies")
+base_beta = kx.workbench.default(0.5, doc="interaction beta when another knob varies")
+base_gamma = kx.workbench.default(0.25, doc="non-linearity gamma when another knob varies")
+base_sigma = kx.workbench.default(100, minimum=2, doc="references sigma when another knob varies")
 # the values each knob is swept over
-grid_alpha = kx.reporting.default([-0.9, -0.5, 0.0, 0.5, 0.9], smoke=[-0.9, 0.0, 0.9],
+grid_alpha = kx.workbench.default([-0.9, -0.5, 0.0, 0.5, 0.9], smoke=[-0.9, 0.0, 0.9],
                                   paper=[-0.9, -0.7, -0.5, -0.3, -0.1, 0.1, 0.3, 0.5, 0.7, 0.9],
                                   minimum=-1, maximum=1, doc="correlations, each in (-1, 1)")
-grid_beta = kx.reporting.default([0.0, 0.25, 0.5, 0.75, 1.0], smoke=[0.0, 1.0],
+grid_beta = kx.workbench.default([0.0, 0.25, 0.5, 0.75, 1.0], smoke=[0.0, 1.0],
                                  paper=[0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0],
                                  doc="interactions")
-grid_gamma = kx.reporting.default([0.0, 0.25, 0.5, 1.0, 2.0], smoke=[0.0, 2.0],
+grid_gamma = kx.workbench.default([0.0, 0.25, 0.5, 1.0, 2.0], smoke=[0.0, 2.0],
                                   paper=[0.0, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0], doc="non-linearities")
-grid_sigma = kx.reporting.default([10, 30, 100, 300, 1000], smoke=[10, 100],
+grid_sigma = kx.workbench.default([10, 30, 100, 300, 1000], smoke=[10, 100],
                                   paper=[10, 20, 50, 100, 200, 500, 1000, 2000], minimum=2,
                                   doc="numbers of references (at least two values: a slope is fitted)")
 
 # %%
-params = kx.reporting.resolve_parameters(globals())
+params = kx.workbench.resolve_parameters(globals())
 globals().update(params)
 if not 0 < level < 1:
     raise ValueError(f"parameter level must be a real number in (0, 1); got {level!r}")
@@ -404,5 +404,5 @@ summary = (f"{len(held)}/{len(conjectures)} checks hold; width ~ sigma^{slopes['
            f"Bayesian SHAP {cov['coverage_bayes'].mean():.1%}; "
            f"alpha moves the interventional residual: {not conjectures['(i) alpha leaves the interventional residual unchanged']}")
 results["seconds"] = time.perf_counter() - started
-kx.save_results(results_path, results, summary=summary, parameters=params)
+kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 print(summary)

@@ -8,7 +8,7 @@ t-interval, ... -- and to hand the function itself to :func:`check`::
     def shapley(v, d):
         ...
 
-    kx.exercises.check("shapley-exact", shapley)
+    kx.workbench.exercises.check("shapley-exact", shapley)
 
 The check calls the function on *fresh random inputs* (games, data sets,
 models; a new draw on every call unless ``seed`` is given) and compares what
@@ -30,14 +30,14 @@ unknown task id (:class:`UnknownTaskError`, with the ids that exist) or an
 answer that is not a function (``TypeError``).
 
 >>> import kernelxai as kx
->>> r = kx.exercises.check("kernel-weight", lambda d, s: 1.0, quiet=True)
+>>> r = kx.workbench.exercises.check("kernel-weight", lambda d, s: 1.0, quiet=True)
 >>> bool(r)
 False
 
-The package: :mod:`.grading` holds the registry and :func:`check`; :mod:`.student_games` the games
-given to students; the tasks of the notebooks are registered by :mod:`.shapley_tasks` (01, 02),
-:mod:`.regression_tasks` (03, 04), :mod:`.dependence_tasks` (05, 06) and :mod:`.uncertainty_tasks`
-(07). Takes the entry points of kernelxai (the references); hands the notebooks ``check``.
+The package's private modules hold the registry and :func:`check`, the games given to students
+and the tasks of the notebooks, one module per topic (01-02 Shapley values, 03-04 regression and
+groups, 05-06 dependent features, 07 uncertainty). Takes the entry points of kernelxai (the
+references); hands the notebooks ``check``.
 """
 
 from __future__ import annotations
@@ -45,11 +45,11 @@ from __future__ import annotations
 # importing the topic modules registers their tasks; the order of registration (the notebooks'
 # order) is the order of tasks()
 # isort: off
-from . import shapley_tasks  # noqa: F401 - notebooks 01, 02
-from . import regression_tasks  # noqa: F401 - notebooks 03, 04
-from . import dependence_tasks  # noqa: F401 - notebooks 05, 06
-from . import uncertainty_tasks  # noqa: F401 - notebook 07
+from . import _shapley_tasks  # noqa: F401 - notebooks 01, 02
+from . import _regression_tasks  # noqa: F401 - notebooks 03, 04
+from . import _dependence_tasks  # noqa: F401 - notebooks 05, 06
+from . import _uncertainty_tasks  # noqa: F401 - notebook 07
 # isort: on
-from .grading import FAIL, PASS, CheckResult, UnknownTaskError, check, describe, reset, results, tasks  # noqa: F401
+from ._grading import FAIL, PASS, CheckResult, UnknownTaskError, check, describe, reset, results, tasks  # noqa: F401
 
 __all__ = ["check", "tasks", "describe", "results", "reset", "CheckResult", "UnknownTaskError"]

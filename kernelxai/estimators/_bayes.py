@@ -1,0 +1,472 @@
+"""Bayesian SHAP (Slack et al. 2020; thesis §2.3.3): Shapley values with credible intervals.
+
+``method="bayes_shap"`` (alias ``"bayes"``): a weighted Bayesian linear
+regression over coalitions drawn from the Shapley kernel, with a conjugate
+posterior, Student-t credible intervals, a forecast of the perturbations
+still needed for a target width, and focused sampling. The posterior algebra
+(:func:`bayes_linear_posterior`) is exposed for reuse; ``kx.uncertainty``
+re-exports it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .._validation import check_level, check_positive_int
+from ..games import coalition_size_distribution, sample_coalitions
+from ._common import as_instances, block_elements, evaluate_blocks, progress_bar
+from ._registry import Cost, Estimator, EstimatorResult, InvalidOptionError, Option, register
+
+__all__ = ["BayesSHAP", "BayesPosterior", "bayes_linear_posterior", "coalition_second_moment",
+           "perturbations_to_go"]
+
+#: perturbations_to_go saturates here (a forecast, not a plan: far beyond any budget).
+MAX_FORECAST = 2**53
+
+
+def coalition_second_moment(d) -> np.ndarray:
+    """M = E[z z^T] for coalitions z drawn from the Shapley kernel (sizes 1..d-1).
+
+    The diagonal is E[s]/d = 1/2, every off-diagonal entry E[s(s-1)]/(d(d-1)).
+    Bayesian SHAP's default prior precision is this matrix: the information
+    about phi carried by one coalition drawn from the kernel.
+
+    Parameters
+    ----------
+    d : int
+        Number of players, at least 2.
+
+    Returns
+    -------
+    ndarray (d, d)
+        Symmetric, with 1/2 on the diagonal.
+
+    Raises
+    ------
+    ValueError
+        ``d`` is not an integer >= 2.
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> kx.uncertainty.coalition_second_moment(3).round(4)   # off-diagonal E[s(s-1)] / 6 = 1/6
+    array([[0.5   , 0.1667, 0.1667],
+           [0.1667, 0.5   , 0.1667],
+           [0.1667, 0.1667, 0.5   ]])
+    """
+    d = check_positive_int(d, "number of players", minimum=2)
+    s, p = coalition_size_distribution(d)
+    diag = float(p @ s) / d
+    off = float(p @ (s * (s - 1))) / (d * (d - 1))
+    return np.full((d, d), off) + np.eye(d) * (diag - off)
+
+
+class BayesPosterior:
+    """The normal-scaled-inverse-chi^2 posterior of a weighted Bayesian linear regression.
+
+    Attributes
+    ----------
+    mean : ndarray (p, n)
+        Posterior mean phi-hat of each of the n response columns.
+    V : ndarray (p, p)
+        phi | sigma^2 ~ N(mean, sigma^2 V) (shared by all columns).
+    s2 : ndarray (n,)
+        Posterior scale of sigma^2: sigma^2 ~ scaled-Inv-chi^2(dof, s2).
+    dof : float
+        Degrees of freedom of the Student-t marginals.
+    n_obs : int
+        Observations the posterior is conditioned on (the rows of Z, plus one
+        for an exact constraint).
+
+    The constructor takes these five, in this order; the posterior is made by
+    :func:`bayes_linear_posterior`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.normal(size=(40, 2))
+    >>> post = kx.uncertainty.bayes_linear_posterior(Z, Z @ [1.0, -2.0] + 0.1 * rng.normal(size=40))
+    >>> post.mean.shape, post.V.shape, post.dof, post.n_obs
+    ((2, 1), (2, 2), 40.0, 40)
+    >>> lower, upper = post.interval(0.95)                 # Student-t credible intervals
+    >>> lower.ravel().round(2), upper.ravel().round(2)
+    (array([ 0.84, -2.06]), array([ 1.07, -1.82]))
+    """
+
+    def __init__(self, mean, V, s2, dof, n_obs):
+        self.mean, self.V, self.s2, self.dof, self.n_obs = mean, V, s2, dof, n_obs
+
+    @property
+    def scale(self) -> np.ndarray:
+        """Scale sqrt(s2 V_jj) of each coefficient's Student-t marginal, shape (p, n)."""
+        return np.sqrt(np.maximum(np.diag(self.V), 0.0)[:, None] * self.s2[None, :])
+
+    def interval(self, level=0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Equal-tailed credible interval of each coefficient at ``level``: (lower, upper), (p, n)."""
+        from scipy import stats  # deferred: scipy.stats takes ~0.5 s to import
+
+        level = check_level(level)
+        half = stats.t.ppf(0.5 + level / 2, self.dof) * self.scale
+        return self.mean - half, self.mean + half
+
+
+def bayes_linear_posterior(Z, y, weights=None, prior_precision=None, *, constraint=None,
+                           prior_dof=0.0, prior_scale=0.0) -> BayesPosterior:
+    """Conjugate posterior of y | Z, phi, sigma^2 ~ N(Z phi, sigma^2 / w) (Slack et al. 2020; thesis §2.3.3).
+
+    Prior phi | sigma^2 ~ N(0, sigma^2 Lambda0^{-1}) and
+    sigma^2 ~ scaled-Inv-chi^2(n0, s0^2). Posterior (conjugate update):
+
+        V = (Z^T W Z + Lambda0)^{-1},  phi-hat = V Z^T W y,
+        s^2 = [n0 s0^2 + (y - Z phi-hat)^T W (y - Z phi-hat) + phi-hat^T Lambda0 phi-hat] / (n0 + N),
+
+    with Student-t marginals of n0 + N degrees of freedom. Slack et al. use
+    Lambda0 = I and n0 = 0.
+
+    Parameters
+    ----------
+    Z : array (N, p)
+    y : array (N,) or (N, n)
+        One or several response columns sharing the design.
+    weights : array (N,), optional
+        Positive observation weights (the proximity pi(z)); default all ones.
+    prior_precision : array (p, p), optional
+        Lambda0; default the identity.
+    constraint : (a, b), optional
+        An exact linear observation a^T phi = b (b scalar or (n,)): the limit
+        of one more observation with infinite weight. It conditions the
+        Gaussian on the constraint and adds one degree of freedom.
+    prior_dof, prior_scale : float
+        n0 and s0^2 of the prior on sigma^2 (default 0: the improper 1/sigma^2 prior).
+
+    Returns
+    -------
+    BayesPosterior
+        Posterior mean (p, n), V (p, p), scale s^2 (n,) and degrees of freedom.
+
+    Raises
+    ------
+    ValueError
+        ``y`` has not the rows of ``Z``; ``weights`` are not N finite positive
+        numbers; ``prior_precision`` is not (p, p); or Z^T W Z + Lambda0 is not
+        positive definite (the coalitions do not identify every coefficient
+        and the prior is too weak).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.normal(size=(40, 2))
+    >>> y = Z @ [1.0, -2.0] + 0.1 * rng.normal(size=40)
+    >>> kx.uncertainty.bayes_linear_posterior(Z, y).mean.ravel().round(3)
+    array([ 0.954, -1.939])
+    >>> post = kx.uncertainty.bayes_linear_posterior(Z, y, constraint=([1.0, 1.0], -1.0))  # sum(phi) = -1 exactly
+    >>> post.mean.ravel().round(3), post.dof
+    (array([ 0.946, -1.946]), 41.0)
+    """
+    Z = np.asarray(Z, dtype=float)
+    y = np.asarray(y, dtype=float)
+    one_col = y.ndim == 1
+    y = y[:, None] if one_col else y
+    N, p = Z.shape
+    if y.shape[0] != N:
+        raise ValueError(f"Z has {N} rows but y has {y.shape[0]}")
+    w = np.ones(N) if weights is None else np.asarray(weights, dtype=float)
+    if w.shape != (N,) or np.any(~np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError("weights must be N finite positive numbers")
+    L0 = np.eye(p) if prior_precision is None else np.asarray(prior_precision, dtype=float)
+    if L0.shape != (p, p):
+        raise ValueError(f"prior_precision must have shape ({p}, {p}); got {L0.shape}")
+    P = Z.T @ (w[:, None] * Z) + L0
+    try:
+        C = np.linalg.cholesky(P)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "the posterior precision Z^T W Z + prior is not positive definite: the coalitions do "
+            "not identify every Shapley value and the prior is too weak; sample more coalitions "
+            "or use a positive prior_strength"
+        ) from None
+    Cinv = np.linalg.solve(C, np.eye(p))
+    V = Cinv.T @ Cinv
+    V = 0.5 * (V + V.T)
+    mean = V @ (Z.T @ (w[:, None] * y))
+    resid = y - Z @ mean
+    Q = np.einsum("ni,n,ni->i", resid, w, resid) + np.einsum("pi,pq,qi->i", mean, L0, mean)
+    n_obs = N
+    if constraint is not None:
+        a, b = constraint
+        a = np.asarray(a, dtype=float).reshape(p)
+        b = np.broadcast_to(np.asarray(b, dtype=float), (y.shape[1],))
+        u = V @ a
+        q = float(a @ u)
+        gap = b - a @ mean
+        mean = mean + np.outer(u, gap / q)
+        V = V - np.outer(u, u) / q
+        V = 0.5 * (V + V.T)
+        Q = Q + gap**2 / q
+        n_obs += 1
+    dof = float(prior_dof) + n_obs
+    s2 = (float(prior_dof) * float(prior_scale) + Q) / dof
+    return BayesPosterior(mean, V, s2, dof, n_obs)
+
+
+def _fit_bayes(z, y, weights, total, prior_strength, efficiency):
+    d = z.shape[1]
+    w = weights / weights.mean()              # the prior is measured in units of one mean-weight draw
+    L0 = prior_strength * coalition_second_moment(d)
+    constraint = (np.ones(d), total) if efficiency else None
+    return bayes_linear_posterior(z.astype(float), y, w, L0, constraint=constraint)
+
+
+def _leverage(z, V):
+    zf = z.astype(float)
+    return np.einsum("ni,ij,nj->n", zf, V, zf)
+
+
+def perturbations_to_go(widths, target_width, n_current) -> np.ndarray | np.int64:
+    """Extra coalitions needed to shrink every interval to ``target_width``.
+
+    ``widths`` has shape (d,) or (d, n) (players first); the result is an int
+    or one int per instance.
+
+    Interval widths of the posterior fall like 1/sqrt(N) once the data
+    dominate the prior, so N_needed = N * (max width / target)^2; never
+    negative, and saturating at ``MAX_FORECAST`` (2**53) so that an
+    unreachable target cannot overflow the integer type. (Slack et al. 2020
+    write 4 s^2 / (pi-bar (W/z)^2), the same rule for an orthogonal design of
+    unit-weight coalitions; this version uses the current posterior and so
+    accounts for the actual design.)
+
+    Parameters
+    ----------
+    widths : array (d,) or (d, n)
+        Current interval widths, players first (one column per instance).
+    target_width : float
+        The widest interval wanted.
+    n_current : int
+        Coalitions the current posterior is based on.
+
+    Returns
+    -------
+    numpy.int64 or ndarray (n,) of int64
+        Further coalitions needed, per instance (0 where every interval is
+        already narrow enough; ``MAX_FORECAST`` when unreachable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> int(kx.uncertainty.perturbations_to_go([0.2, 0.1], 0.1, 100))   # 100 * 2**2 - 100
+    300
+    >>> kx.uncertainty.perturbations_to_go([[0.2, 0.05], [0.1, 0.04]], 0.1, 100)   # two instances
+    array([300,   0])
+    """
+    widest = np.max(np.asarray(widths, dtype=float), axis=0)   # the widest player, per instance
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        needed = float(n_current) * (widest / float(target_width)) ** 2 - float(n_current)
+    needed = np.where(np.isnan(needed), MAX_FORECAST, needed)
+    return np.ceil(np.clip(needed, 0, MAX_FORECAST)).astype(np.int64)
+
+
+@register
+class BayesSHAP(Estimator):
+    """Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020).
+
+    Coalitions z are drawn from the game's Shapley kernel (sizes with
+    probability proportional to (d-1)/(s(d-s)), then uniformly; the empty and
+    full coalitions are not drawn). Because they are drawn *from* the kernel,
+    they enter with equal weight. The worths y = v(z) - v(empty) are modelled
+    as y | z, phi, sigma^2 ~ N(z^T phi, sigma^2 / pi(z)) with a conjugate
+    prior; each phi_j has a Student-t marginal whose equal-tailed interval at
+    ``level`` is reported.
+
+    Prior. Slack et al. use phi | sigma^2 ~ N(0, sigma^2 I), whose strength
+    relative to the data changes when the weights pi are rescaled. Here the
+    weights are normalised to mean one and the prior precision is
+    ``prior_strength`` times M_d = E[z z^T] under the Shapley kernel
+    (:func:`coalition_second_moment`): the information about phi in one
+    coalition drawn from the kernel. With ``efficiency=True`` (default) the
+    exact worths v(empty) and v(all) enter as the constraint
+    sum(phi) = v(all) - v(empty).
+
+    Options: ``budget`` (game evaluations: coalitions drawn + 2; default
+    2d + 2050, or with ``target_width`` the initial batch, default
+    max(4d, 64) + 2), the old ``n_samples`` (coalitions drawn), ``level``,
+    ``focused`` (leverage-weighted, importance-reweighted batches after an
+    initial half), ``target_width`` (keep sampling until every interval is at
+    most this wide, or ``max_samples`` coalitions are drawn; the sample at
+    least doubles per round, so the loop ends after at most
+    log2(max_samples) rounds), ``batch_size``, ``max_samples``,
+    ``n_candidates``, ``temperature``, ``efficiency``, ``prior_strength``,
+    ``paired``, and a fixed design ``coalitions``/``weights``.
+    """
+
+    name = "bayes_shap"
+    aliases = ("bayes",)
+    exact = False
+    description = "Bayesian SHAP: regression over coalitions with credible intervals"
+    options = {
+        "budget": Option(None, "int", 3, doc="game evaluations: coalitions drawn + 2"),
+        "level": Option(0.95, "level"),
+        "focused": Option(False, "bool"),
+        "target_width": Option(None, "float", 0.0),
+        "batch_size": Option(None, "int", 1),
+        "max_samples": Option(None, "int", 1),
+        "n_candidates": Option(None, "int", 1),
+        "temperature": Option(None, "float", 0.0),
+        "efficiency": Option(True, "bool"),
+        "prior_strength": Option(1.0, "any"),
+        "paired": Option(False, "bool"),
+        "coalitions": Option(None, "any", doc="a fixed design (bool array)"),
+        "weights": Option(None, "any", doc="weights of a fixed design"),
+    }
+    option_aliases = {"n_samples": "budget"}
+
+    def _from_alias(self, old, value):
+        return self._alias_int(old, value, 1) + 2
+
+    def min_budget(self, n_players) -> int:
+        return 2 * n_players + 2
+
+    def _n_first(self, game, options):
+        d = game.n_players
+        if options["budget"] is not None:
+            return options["budget"] - 2
+        return 2 * d + 2048 if options["target_width"] is None else max(4 * d, 64)
+
+    def cost(self, game, options) -> Cost:
+        d, n = game.n_players, game.n_instances or 1
+        if options["coalitions"] is not None:
+            N = len(options["coalitions"])
+        else:
+            N = self._n_first(game, options)
+            if options["target_width"] is not None:
+                N = options["max_samples"] or max(N, 100_000)
+        rounds = (1 if options["target_width"] is None and not options["focused"]
+                  else max(1, int(math.log2(max(N, 2)))))
+        flops = rounds * (2.0 * N * d * d + N * n * d)
+        return Cost.of(game.evaluation_work(N + 2), 8.0 * N * (n + d), N + 2,
+                       f"up to {N} coalitions x {n} instance(s)", flops=flops)
+
+    def run(self, game, rng, options) -> EstimatorResult:
+        d = game.n_players
+        level = options["level"]
+        v_empty = as_instances(game.empty_value, game)
+        v_full = as_instances(game.full_value, game)
+        total = v_full - v_empty
+        if d == 1:
+            zero = np.zeros((len(total), 1))
+            return EstimatorResult(total[:, None], v_empty, zero, total[:, None], total[:, None],
+                                   budget=2, meta={"sampling": "one player: phi = v(all) - v(empty)",
+                                                   "level": level})
+        prior_strength = options["prior_strength"]
+        if not (isinstance(prior_strength, (int, float)) and not isinstance(prior_strength, bool)
+                and prior_strength >= 0 and math.isfinite(prior_strength)):
+            raise InvalidOptionError(f"prior_strength must be a finite number >= 0; got {prior_strength!r}")
+        target_width = options["target_width"]
+        focused, paired, efficiency = options["focused"], options["paired"], options["efficiency"]
+        max_elements = block_elements(options["max_elements"])
+
+        def draw(k):
+            if paired and k % 2:
+                k += 1
+            return sample_coalitions(d, k, rng, paired=paired)
+
+        def evaluate(z):
+            return evaluate_blocks(game, z, max_elements, False) - v_empty
+
+        if options["coalitions"] is not None:  # a fixed design
+            if focused or target_width is not None:
+                raise InvalidOptionError("a fixed design (coalitions=...) cannot be combined with "
+                                         "focused sampling or target_width")
+            z = game._check_coalitions(np.asarray(options["coalitions"]))[0]
+            inner = (z.sum(axis=1) > 0) & (z.sum(axis=1) < d)
+            if not inner.all():
+                raise ValueError("coalitions must exclude the empty and the full coalition (their "
+                                 "worths enter exactly, as v(empty) and the efficiency constraint)")
+            weights = options["weights"]
+            w = np.ones(len(z)) if weights is None else np.asarray(weights, dtype=float)
+            if w.shape != (len(z),):
+                raise ValueError(f"weights must have one entry per coalition ({len(z)}); got {w.shape}")
+            y = evaluate(z)
+            post = _fit_bayes(z, y, w, total, prior_strength, efficiency)
+            sampling = "fixed design"
+        else:
+            if options["weights"] is not None:
+                raise InvalidOptionError("weights are only accepted with a fixed design (coalitions=...)")
+            n_samples = self._n_first(game, options)
+            max_samples = options["max_samples"] or max(n_samples, 100_000)
+            batch = options["batch_size"] or max(2 * d, n_samples // 4)
+            n_cand = options["n_candidates"] or 10 * batch
+            first = max(2, n_samples // 2) if (focused and target_width is None) else n_samples
+            z = draw(min(first, max_samples))
+            w = np.ones(len(z))
+            y = evaluate(z)
+            post = _fit_bayes(z, y, w, total, prior_strength, efficiency)
+
+            def widths_of(post):
+                lo, hi = post.interval(level)
+                return hi - lo
+
+            # every round adds at least one coalition and at most max_samples are drawn, so the
+            # loop is bounded; with a target width a round at least doubles the sample when the
+            # forecast is far off, so it takes at most ~log2(max_samples) rounds
+            with progress_bar(None, "Bayesian SHAP", "coalition", options["progress"]) as bar:
+                while len(z) < max_samples:
+                    if target_width is not None:
+                        to_go = int(perturbations_to_go(widths_of(post), target_width, len(z)).max())
+                        if to_go == 0:
+                            break
+                        k = min(max(to_go, 2), max(batch, len(z)), max_samples - len(z))
+                    else:
+                        if len(z) >= n_samples:
+                            break
+                        k = min(batch, n_samples - len(z))
+                    if focused:
+                        cand = draw(n_cand)
+                        h = _leverage(cand, post.V)
+                        T = float(np.mean(h)) if options["temperature"] is None else options["temperature"]
+                        if not T > 0:
+                            T = 1.0
+                        with np.errstate(over="ignore", under="ignore"):
+                            logits = (h - h.max()) / T              # <= 0: exp cannot overflow
+                            logq = logits - logsumexp(logits)       # stable softmax (log-sum-exp)
+                            q = np.exp(logq)
+                        pick = rng.choice(len(cand), size=k, p=q / q.sum())
+                        z_new = cand[pick]
+                        # importance weights keep the Shapley kernel as the regression's target
+                        w_new = np.exp(-logq[pick]) / len(cand)
+                    else:
+                        z_new = draw(k)
+                        w_new = np.ones(len(z_new))
+                    z = np.concatenate([z, z_new])
+                    w = np.concatenate([w, w_new])
+                    y = np.concatenate([y, evaluate(z_new)])
+                    post = _fit_bayes(z, y, w, total, prior_strength, efficiency)
+                    bar.update(len(z_new))
+            sampling = ("focused (leverage-weighted, importance-reweighted) samples from the Shapley "
+                        "kernel" if focused else
+                        ("paired samples" if paired else "independent samples") + " from the Shapley kernel")
+        lower, upper = post.interval(level)
+        widths = upper - lower
+        meta = {
+            "n_samples": int(len(z)), "sampling": sampling,
+            "level": level, "dof": post.dof, "s2": post.s2, "efficiency": bool(efficiency),
+            "prior": f"phi | sigma^2 ~ N(0, sigma^2 ({prior_strength:g} M_d)^-1), "
+                     "M_d = E[z z^T] under the Shapley kernel; weights normalised to mean 1",
+            "interval": f"Student-t credible interval ({post.dof:g} dof) of the Bayesian SHAP posterior",
+            "posterior_cov": post.V,
+            "focused": bool(focused),
+        }
+        if target_width is not None:
+            to_go = perturbations_to_go(widths, target_width, len(z))
+            meta.update(target_width=float(target_width), perturbations_to_go=int(to_go.max()),
+                        converged=bool(to_go.max() == 0))
+        return EstimatorResult(post.mean.T, v_empty, post.scale.T, lower.T, upper.T,
+                               budget=int(len(z)) + 2, meta=meta)

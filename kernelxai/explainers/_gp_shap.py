@@ -1,0 +1,404 @@
+"""Stochastic Shapley values of Gaussian process regression (GP-SHAP).
+
+A fitted Gaussian process gives a posterior distribution over functions f.
+Every Shapley value is a linear functional of f: for the interventional value
+function v_x(S) = (1/m) sum_b f(x_S, b_{S^c}), the Shapley values of the point
+x are ``phi_x = A f(Z_x)`` where ``Z_x`` holds the evaluation points
+(x_S, b_{S^c}) over all coalitions S and background rows b, and A combines
+the Shapley weights with the factor 1/m (the observational value function
+replaces 1/m by the conditional-mean-embedding weights beta_b(x_S)). So phi is
+jointly Gaussian with mean ``A m(Z_x)`` (the Shapley values of the posterior
+mean, which :func:`kernelxai.explain` computes) and covariance
+``A c(Z_x, Z_x') A^T`` with c the posterior covariance of the latent function
+(Chau, Muandet & Sejdinovic, NeurIPS 2023).
+
+Three routes compute the covariance:
+
+``"exact"``
+    enumerates the 2^d coalitions: the cells (x_S, b_{S^c}) of every
+    coalition, their weights, and the Shapley weight matrix. Any kernel, both
+    value functions; 2^d * m evaluation points per explained point.
+``"product"``
+    for product kernels (and sums of them) and the interventional value
+    function, without enumerating coalitions: the cross term
+    ``Psi K^-1 Psi^T`` has ``Psi`` = Shapley values of the product games
+    S -> mean_b k((x_S, b_{S^c}), x_i), and the prior term
+    ``A k(Z_x, Z_x') A^T`` is, per pair of background rows, a double Shapley
+    transform of a product of 2 x 2 factors, which the Beta-integral identity
+    turns into a 2-D Gauss-Legendre integral with ceil(d/2)^2 nodes (exact).
+    O(m^2 d^4 / 4) per point instead of O((2^d m)^2 d).
+``"sampled"``
+    permutation sampling of coalitions for the cases no exact route reaches:
+    each permutation gives an unbiased linear estimate W_p f(Z) of phi, and the
+    covariance is the U-statistic ``sum_{p != q} W_p C W_q^T / (P (P - 1))``,
+    unbiased for ``A C A^T`` (the products of independent permutations), with
+    jackknife standard errors of every entry.
+
+The fitted GP is taken in ``kernelxai.explainers._gp_posterior``, the routes
+live in ``kernelxai.explainers._gp_routes`` (the product maths in
+``kernelxai.explainers._gp_product``), and :class:`ShapleyPrior`
+(``kernelxai.explainers._shapley_prior``, re-exported here) turns the same covariance, taken under the GP *prior*,
+into a matrix-valued kernel over explanation functions and predicts Shapley
+values (with credible bands) at new points from values computed at others.
+
+>>> import numpy as np, kernelxai as kx
+>>> from sklearn.gaussian_process import GaussianProcessRegressor
+>>> rng = np.random.default_rng(0)
+>>> X = rng.normal(size=(20, 2)); y = X[:, 0] - X[:, 1] ** 2
+>>> gp = GaussianProcessRegressor().fit(X, y)
+>>> e = explain_gp(gp, X[:3])
+>>> e.covariance.shape
+(3, 2, 2)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .. import parallel
+from .._calibration import Work
+from .._threads import small_blas
+from ..estimators._registry import CALL_STEPS, check_cost
+from ..explanation import Explanation
+from ._explain import explain
+from ._gp_posterior import Z95, check_rows, efficiency_variance, fitted_gp, gp_background, one_vs_rest
+from ._gp_product import product_terms
+from ._gp_routes import (
+    DEFAULT_PERMUTATIONS,
+    ExactRoute,
+    ProductRoute,
+    SampledRoute,
+    choose_route,
+    observational_weights,
+    route_cost,
+    uniform_weights,
+)
+from ._shapley_prior import ShapleyPrior
+
+__all__ = ["explain_gp", "ShapleyPrior"]
+
+_METHODS = ("auto", "exact", "product", "sampled")
+
+_VALUES = ("interventional", "observational")
+
+
+def explain_gp(gp, X, value="interventional", background=None, *, joint=False, method="auto",
+               eta=1e-3, budget=None, random_state=None, n_jobs=None,
+               rows_per_chunk=None) -> Explanation:
+    """Shapley values of a Gaussian process posterior, with their exact covariance.
+
+    Under the posterior, the function f is random, and so are its Shapley
+    values. They are jointly Gaussian: their mean is the Shapley values of the
+    posterior mean (exactly ``kx.explain(gp, X, value=value,
+    background=background)``), and their covariance is ``A C A^T`` with C the
+    posterior covariance of the *latent* function at the evaluation points
+    (x_S, b_{S^c}) and A the Shapley weights times the value function's
+    weights of the background rows.
+
+    Parameters
+    ----------
+    gp : sklearn.gaussian_process.GaussianProcessRegressor
+        Fitted, single output, any kernel :func:`kernelxai.models.as_expansion`
+        converts. ``normalize_y=True`` is taken into account (values and
+        covariances are in the units of y). A ``WhiteKernel`` is treated as
+        observation noise: the covariance is that of the latent function f,
+        not of noisy observations y. Or a fitted binary
+        ``GaussianProcessClassifier``: its latent function (the log-odds of
+        the second class) under scikit-learn's Laplace approximation, whose
+        posterior is Gaussian with covariance ``k - k_X W^(1/2) B^(-1)
+        W^(1/2) k_X`` (the one ``predict_proba`` integrates over); the mean
+        is ``kx.explain(gp, X, output="latent")``. Or a fitted multi-class
+        ``GaussianProcessClassifier`` (one-vs-rest): scikit-learn fits one
+        binary Laplace classifier per class c (``gp.base_estimator_.estimators_``),
+        whose latent function is the log-odds of c against the rest; each is
+        explained as the binary case, and the classes form the outputs axis.
+    X : array (n, d) or DataFrame
+        Points to explain.
+    value : {"interventional", "observational"}
+        ``"interventional"``: v_x(S) = (1/m) sum_b f(x_S, b_{S^c}).
+        ``"observational"``: v_x(S) = sum_b beta_b(x_S) f(x_S, b_{S^c}) with the
+        conditional-mean-embedding weights of RKHS-SHAP (product kernels,
+        regularisation ``eta``), as ``kx.explain(gp, X, "observational")``.
+    background : array (m, d), optional
+        Background rows b; defaults to the GP's training inputs. The work
+        grows as m^2: keep m modest (``kx.explainers.subsample`` or
+        ``kx.explainers.summarize``).
+    joint : bool
+        Also return the covariance across points and features,
+        ``joint_covariance`` of shape (n*d, n*d), ordered point-major
+        (index ``i * d + j``).
+    method : {"auto", "exact", "product", "sampled"}
+        How the covariance is computed (see the module docstring).
+        ``"auto"``: ``"product"`` for interventional values of a product
+        kernel (or a sum of them), else ``"exact"`` while 2^d * m evaluation
+        points are affordable, else ``"sampled"``.
+    eta : float
+        CME regularisation of the observational value function.
+    budget : int, optional
+        Sampled route: game evaluations per explained point, turned into
+        ``ceil(budget / (d - 1))`` permutations (default 64 permutations).
+    random_state : int or Generator, optional
+        Seed of the sampled route.
+    n_jobs : int, optional
+        Workers over chunks of rows with joblib, as in :func:`kernelxai.explain`
+        (``joint=False`` only); the result does not depend on it (:mod:`kernelxai.parallel`).
+    rows_per_chunk : int, optional
+        Rows per chunk; default from the cost model.
+
+    Returns
+    -------
+    Explanation
+        ``values`` (n, d) the posterior-mean Shapley values, ``base_values``
+        as ``kx.explain`` gives them, ``covariance`` (n, d, d) the posterior
+        covariance of each point's Shapley values, ``stderr`` their posterior
+        standard deviations and ``lower`` / ``upper`` the 95% credible bounds
+        ``values -/+ 1.96 stderr``; ``joint_covariance`` (n*d, n*d) when
+        ``joint=True``. ``meta["method"]`` names the route; the sampled route
+        adds ``meta["covariance_mc_stderr"]`` (n, d, d), the jackknife
+        standard errors of the covariance entries. For a multi-class
+        classifier every array gains a trailing outputs axis of length k (one
+        per class, ``output_names`` the class labels): ``values`` (n, d, k),
+        ``covariance`` (n, d, d, k), ``joint_covariance`` (n*d, n*d, k);
+        output c equals ``explain_gp`` of class c's binary classifier, whose
+        latent GP is fitted separately (no covariance across classes is
+        given), and the sampled route uses the same permutations for every
+        class. ``meta["outputs"]`` says so.
+
+    Raises
+    ------
+    TypeError
+        If ``gp`` is not a GaussianProcessRegressor or GaussianProcessClassifier.
+    ValueError
+        If ``gp`` is unfitted, a multi-output regressor or a one-vs-one
+        classifier, if ``value`` or ``method`` is
+        not accepted or not applicable, if the shapes do not match, or if the
+        evaluation points exceed the exact route's limit.
+    RuntimeError
+        If the computed covariance violates efficiency (the variance of the
+        sum of the Shapley values must equal Var(f(x) - v_x(empty))).
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> y = np.sin(X[:, 0]) + 0.1 * X[:, 1]
+    >>> gp = GaussianProcessRegressor(RBF(1.0), alpha=1e-2, optimizer=None).fit(X, y)
+    >>> e = kx.explain_gp(gp, X[:3], background=X)
+    >>> e.values.shape, e.covariance.shape   # posterior means and (d, d) covariances per point
+    ((3, 2), (3, 2, 2))
+    """
+    binaries = one_vs_rest(gp)
+    if binaries is not None:
+        return _explain_classes(binaries, X, value, background, joint=joint, method=method, eta=eta,
+                                budget=budget, random_state=random_state, n_jobs=n_jobs,
+                                rows_per_chunk=rows_per_chunk)
+    fitted = fitted_gp(gp)
+    if value not in _VALUES:
+        raise ValueError(f"value must be one of {_VALUES}; got {value!r}")
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
+    if not isinstance(joint, (bool, np.bool_)):
+        raise ValueError(f"joint must be True or False; got {joint!r}")
+
+    post = fitted.post
+    kernel = post.kernel
+    d = post.X_train.shape[1]
+    # the columns kx.explain requires: those the GP was fitted with (else the background's)
+    Xa = check_rows(X, d, model=fitted.mean_model, sample=background)
+    B = gp_background(background, post.X_train, d, model=fitted.mean_model)
+    n, m = Xa.shape[0], B.shape[0]
+    terms = product_terms(kernel, d) if value == "interventional" else None
+    route_name = choose_route(method, value, terms, d, m, n, joint)
+    if value == "observational":
+        terms_obs = product_terms(kernel, d)
+        if terms_obs is None or len(terms_obs) != 1:
+            raise ValueError(
+                "value='observational' in explain_gp uses RKHS-SHAP's conditional mean embedding of "
+                "a product kernel (RBF, ARD or not, times a constant, plus a WhiteKernel); this GP's "
+                f"kernel {kernel} is not one. Use value='interventional'."
+            )
+        weights_fn = observational_weights(fitted.regressor, B, eta)
+    else:
+        weights_fn = lambda rows, masks: uniform_weights(rows, masks, m)  # noqa: E731
+
+    n_perm = None
+    if route_name == "sampled":
+        if budget is None:
+            n_perm = DEFAULT_PERMUTATIONS
+        else:
+            if isinstance(budget, bool) or not isinstance(budget, numbers.Integral) or budget < 1:
+                raise ValueError(f"budget must be a positive integer (game evaluations); got {budget!r}")
+            n_perm = max(3, math.ceil(budget / max(1, d - 1)))
+    elif budget is not None:
+        raise ValueError(f"budget applies to method='sampled' only; the {route_name!r} route is exact")
+
+    # the sampled route's cells are the distinct coalitions its permutations pass (at most 2**d)
+    n_cells = {"exact": 2**d if d <= 30 else np.inf,
+               "sampled": min((n_perm or 3) * (d - 1) + 2, 2.0**d if d <= 60 else np.inf),
+               "product": 0}[route_name]
+    per = route_cost(route_name, d, m, post.n_train, n_cells)
+    # plus the call's own steps (checks, the posterior, the Explanation) and each point's
+    # efficiency check (a small posterior covariance)
+    work = per * (n * n if joint else n) + Work(steps=CALL_STEPS + 150.0 * n)
+    check_cost(work,
+               f"the {route_name} GP-SHAP covariance ({n} points, d = {d}, m = {m} background rows, "
+               f"{post.n_train} training points{', jointly' if joint else ''})",
+               ["a smaller background (kx.explainers.subsample / summarize)", "fewer explained points",
+                "joint=False"])
+
+    if parallel.check_n_jobs(n_jobs) not in (None, 1) and joint:
+        raise ValueError("joint=True couples the rows (their cross-covariances): it runs in one "
+                         "process; n_jobs= applies to joint=False")
+    if not joint and n > 1:  # chunks of rows with joblib (kernelxai.parallel)
+        rows = parallel.check_rows_per_chunk(rows_per_chunk) or parallel.plan_rows(n, per.ops * n, per.ops)
+        if rows < n:
+            seed = parallel.shared_seed(random_state) if route_name == "sampled" else None
+            pieces = parallel.run_rows(_explain_gp_rows, X, n_jobs=n_jobs, rows_per_chunk=rows,
+                                       shared=(gp, value, B, route_name, eta, budget, seed),
+                                       desc=f"kx.explain_gp ({route_name})")
+            backend, workers = parallel.execution(n_jobs, len(pieces))
+            estimated = sum(piece.meta.get("estimated_seconds", 0.0) for piece in pieces) / workers
+            return parallel.concat_results(pieces, {"estimated_seconds": estimated}, n_jobs=workers,
+                                           rows_per_chunk=rows, backend=backend)
+
+    # the mean: Shapley values of the posterior mean, exactly as kx.explain gives them
+
+    mean_kw = dict(fitted.mean_options, **({"eta": eta} if value == "observational" else {}))
+    mean = explain(fitted.mean_model, X if np.ndim(X) == 2 else Xa, value=value, background=B, **mean_kw)
+
+    # the covariance: solves and products with the training system on one BLAS thread when it
+    # is small (as the cost guard prices them; two threads were measured slower, idle or busy)
+    with small_blas(post.n_train):
+        if route_name == "product":
+            route = ProductRoute(post, B, terms)
+        elif route_name == "exact":
+            route = ExactRoute(post, B, weights_fn)
+        else:
+            rng = random_state if isinstance(random_state, np.random.Generator) \
+                else np.random.default_rng(random_state)
+            route = SampledRoute(post, B, weights_fn, n_perm, rng)
+
+        joint_cov = None
+        mc_err = None
+        if joint:
+            full = route.block(Xa)                                    # (n, n, d, d)
+            joint_cov = full.transpose(0, 2, 1, 3).reshape(n * d, n * d)
+            joint_cov = 0.5 * (joint_cov + joint_cov.T)
+            cov = np.stack([joint_cov[i * d:(i + 1) * d, i * d:(i + 1) * d] for i in range(n)])
+            if route_name == "sampled":
+                _, mc_err = route.per_point(Xa)
+        else:
+            cov, mc_err = route.per_point(Xa)
+        cov = 0.5 * (cov + np.transpose(cov, (0, 2, 1)))
+
+        # efficiency draw by draw: 1^T Cov(phi_x) 1 == Var(f(x) - v_x(empty)); exact for every route
+        # (each permutation's estimate is efficient, so the U-statistic is too)
+        for i in range(n):
+            target, size = efficiency_variance(post, Xa[i], B)
+            got = cov[i].sum()
+            tol = 1e-8 * max(size, np.finfo(float).tiny)
+            if abs(got - target) > tol:
+                raise RuntimeError(
+                    f"efficiency violated at row {i} of X: 1^T Cov(phi) 1 = {got!r} but "
+                    f"Var(f(x) - v_x(empty)) = {target!r}; please report this"
+                )
+            # a variance that is zero but for rounding (a point the GP interpolates) can come out
+            # a hair below zero: it is zero, to the same tolerance as the check above
+            diag = np.einsum("jj->j", cov[i])
+            if diag.min() < -tol:
+                raise RuntimeError(f"a negative posterior variance {diag.min()!r} of a Shapley value at row {i} "
+                                   f"of X (beyond rounding, {tol:.3g}); please report this")
+            diag[diag < 0] = 0.0
+
+    stderr = np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0.0, None))
+    values = np.asarray(mean.values, dtype=float)
+    described = {
+        "exact": f"C is the GP posterior covariance at the 2^{d} x {m} evaluation points (x_S, b_(S^c)) "
+                 "of each point and A holds the Shapley weights",
+        "product": "computed without enumerating coalitions: the product-kernel Shapley games of the "
+                   "cross term and a 2-D Gauss-Legendre double Shapley transform of the prior term "
+                   "(exact to rounding)",
+        "sampled": f"estimated from {n_perm} random permutations per point (unbiased U-statistic; "
+                   "jackknife standard errors in meta['covariance_mc_stderr'])",
+    }[route_name]
+    meta = {
+        "value_function": value,
+        "method": route_name,
+        "estimated_seconds": work.seconds + mean.meta.get("estimated_seconds", 0.0),
+        "covariance": fitted.what + "; " + described,
+        "n_background": m,
+        "credible_level": 0.95,
+    }
+    if value == "observational":
+        meta["eta"] = eta
+    if route_name == "sampled":
+        meta["n_permutations"] = n_perm
+        meta["covariance_mc_stderr"] = mc_err
+    return Explanation(
+        values,
+        base_values=mean.base_values,
+        data=mean.data,
+        feature_names=mean.feature_names,
+        stderr=stderr,
+        lower=values - Z95 * stderr,
+        upper=values + Z95 * stderr,
+        meta=meta,
+        covariance=cov,
+        joint_covariance=joint_cov,
+    )
+
+
+def _explain_classes(binaries, X, *args, random_state=None, **options) -> Explanation:
+    """explain_gp of a multi-class classifier: each class's binary classifier, on the outputs axis."""
+    import copy
+
+    pieces = []
+    for j, (_, binary) in enumerate(binaries):
+        # every class starts from the same random state (a Generator is copied for all but the last)
+        seed = copy.deepcopy(random_state) if isinstance(random_state, np.random.Generator) \
+            and j < len(binaries) - 1 else random_state
+        pieces.append(explain_gp(binary, X, *args, random_state=seed, **options))
+
+    def stack(arrays):
+        return None if arrays[0] is None else np.stack(arrays, axis=-1)
+
+    first = pieces[0]
+    label = binaries[0][1].classes_[1]
+    meta = dict(first.meta)
+    meta["covariance"] = "per class c (the outputs axis), the " + first.meta["covariance"].replace(
+        f"log-odds of class {label!r}", "log-odds of class c against the rest")
+    meta["output"] = "latent"
+    meta["outputs"] = ("one-vs-rest latent functions: output c is the latent function (the log-odds of c "
+                       "against the rest) of the binary Laplace classifier scikit-learn fitted for class c "
+                       "(gp.base_estimator_.estimators_), explained as explain_gp explains a binary "
+                       "classifier; the classes' latent GPs are fitted separately, so no covariance "
+                       "across classes is given")
+    if "covariance_mc_stderr" in meta:
+        meta["covariance_mc_stderr"] = stack([p.meta["covariance_mc_stderr"] for p in pieces])
+    return Explanation(
+        stack([p.values for p in pieces]),
+        base_values=stack([np.asarray(p.base_values, dtype=float) for p in pieces]),
+        data=first.data,
+        feature_names=first.feature_names,
+        stderr=stack([p.stderr for p in pieces]),
+        lower=stack([p.lower for p in pieces]),
+        upper=stack([p.upper for p in pieces]),
+        meta=meta,
+        output_names=[name for name, _ in binaries],
+        covariance=stack([p.covariance for p in pieces]),
+        joint_covariance=stack([p.joint_covariance for p in pieces]),
+    )
+
+
+def _explain_gp_rows(job, X):
+    """One chunk of :func:`explain_gp`'s rows: the serial call on them (kernelxai.parallel)."""
+    import copy
+
+    gp, value, B, method, eta, budget, seed = job
+    return explain_gp(gp, X, value, B, method=method, eta=eta, budget=budget,
+                      random_state=copy.deepcopy(seed), rows_per_chunk=len(X))

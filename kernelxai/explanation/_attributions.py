@@ -1,0 +1,699 @@
+"""The Explanation: Shapley values with their base values, data and uncertainty, and its slicing.
+
+Takes the arrays an estimator computed (values, base values, data, names, and
+the optional axes: outputs, interactions, covariances, intervals). Hands on
+:class:`Explanation` to plots, widgets and users: indexing by instance,
+feature and output (``e[0]``, ``e[:, "age"]``, ``e[..., "setosa"]``), stacking
+of chunks (:meth:`Explanation.concat`), and conversions, which
+``kernelxai.explanation._interop`` carries out.
+
+One class in one file, a little over 600 lines: the Explanation's axes (outputs,
+interactions, covariance, intervals) are sliced, stacked and checked together,
+so its indexing, ``concat`` and checks stay side by side; its conversions live in
+``kernelxai.explanation._interop``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import _interop
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import shap
+    import shapiq
+
+__all__ = ["Explanation"]
+
+#: the axes an Explanation can have, in the order in which they appear
+AXES = ("instance", "feature", "output")
+
+_PER_CELL = ("values", "stderr", "lower", "upper")
+_BLOCKS = ("interactions", "covariance")
+
+
+def _is_int(key):
+    return isinstance(key, (numbers.Integral, np.integer)) and not isinstance(key, (bool, np.bool_))
+
+
+def _max_abs(arr):
+    return float(np.max(np.abs(arr))) if arr.size else 0.0
+
+
+class Explanation:
+    """Attributions of one or many predictions (or of one statistic).
+
+    Parameters
+    ----------
+    values : array (n, d), (d,), (n, d, k) or (d, k)
+        Shapley values: instance x feature, with a trailing output axis of
+        length ``k`` for multi-class / multi-output models. A 3-D array always
+        has the output axis; a 2-D array is read as (d, k) only when
+        ``output_names`` is given, as (n, d) otherwise.
+    base_values : float or array (n,), (n, k), (k,)
+        What the values are measured from, one per instance and output (a
+        scalar is broadcast), so that ``base_values + values`` summed over the
+        feature axis is the explained quantity (:attr:`output`).
+    data : array (n, d) or (d,), optional
+        Feature values of the explained instances. Data are per instance x
+        feature and never have an output axis. Any dtype.
+    feature_names : list of str, optional
+        Default ``"x0", "x1", ...``.
+    stderr, lower, upper : arrays like ``values``, optional
+        Standard errors and interval bounds of sampled estimates.
+    meta : dict, optional
+        How the values were computed: ``value_function``, ``method``,
+        ``budget``, ``level``, ...
+    output_names : list of str, optional
+        Names of the ``k`` outputs (default ``"output_0", ..., "output_{k-1}"``);
+        giving them declares that ``values`` has an output axis.
+    interactions : array (n, d, d) or (d, d), optional
+        Pairwise interaction terms, with a trailing output axis ``k`` when
+        ``values`` has one. Must be finite, symmetric in the two feature axes
+        (to 1e-12 of the largest entry) and zero on the diagonal.
+    covariance : array (n, d, d) or (d, d), optional
+        Per explained instance, the d x d covariance of its Shapley values
+        (trailing ``k`` with outputs). Must be finite and symmetric with a
+        non-negative diagonal. When ``stderr`` is not given it is the square
+        root of the diagonal.
+    joint_covariance : array (n*d, n*d), optional
+        Covariance of all Shapley values of all instances jointly (trailing
+        ``k`` with outputs); row/column ``i * d + j`` is instance ``i``,
+        feature ``j``. Needs both an instance and a feature axis. When
+        ``covariance`` is not given it is taken from the diagonal blocks; when
+        it is given the two must agree.
+    axes : tuple of str, optional
+        Advanced: the names of the axes of ``values``, a subsequence of
+        ``("instance", "feature", "output")``. Inferred from ``values`` (see
+        above) when omitted; slicing uses it to describe what is left.
+
+    Raises
+    ------
+    ValueError
+        If an array does not have the shape ``values`` implies (see the table
+        below), ``values`` has more than 3 axes, ``axes`` is not a subsequence
+        of ``("instance", "feature", "output")`` matching ``values``,
+        ``feature_names`` or ``output_names`` has the wrong length (or output
+        names repeat), ``output_names`` are given for values without an output
+        axis, or ``interactions``, ``covariance`` or ``joint_covariance``
+        break their conditions above.
+
+    Notes
+    -----
+    Shape contract. With ``n`` instances, ``d`` features and ``k`` outputs,
+    every array lays its axes out in the order instance, feature, output and
+    leaves out the axes it does not have:
+
+    =================================  =====================  ===================
+    attribute                          full shape             single instance
+    =================================  =====================  ===================
+    values, stderr, lower, upper       (n, d[, k])            (d[, k])
+    base_values                        (n[, k])               float or (k,)
+    data                               (n, d)                 (d,)
+    interactions, covariance           (n, d, d[, k])         (d, d[, k])
+    joint_covariance                   (n*d, n*d[, k])        not kept
+    =================================  =====================  ===================
+
+    Indexing follows numpy on ``values``, one key per axis, with names
+    accepted for features and outputs and lists/arrays selecting a block on
+    every axis (never numpy's pointwise pairing): ``e[0]`` is the first
+    instance, ``e[:, "bmi"]`` one feature for all instances, ``e[:10, [0, 2]]``
+    a block, ``e[..., "class_1"]`` or ``e[:, :, 1]`` one output (an ordinary
+    (n, d) Explanation; the chosen output's name is recorded in
+    ``meta["output"]``). Every array above is sliced consistently:
+    interactions and covariance select the same features on both feature
+    axes and are dropped when a single feature is picked by an integer or a
+    name (the single feature's ``stderr`` remains); ``joint_covariance`` is
+    sliced exactly while both the instance and the feature axis remain and
+    dropped as soon as one of them is indexed by a single integer (the
+    per-instance ``covariance`` remains).
+
+    Examples
+    --------
+    Explanations usually come from :func:`kernelxai.explain`; made by hand:
+
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> e = kx.Explanation([[1.0, -0.5, 2.0], [0.0, 1.5, -1.0]], base_values=10.0,
+    ...                    data=[[3, 1, 0], [2, 2, 1]], feature_names=["age", "bmi", "bp"])
+    >>> e, e.output   # base value plus the sum over the features
+    (Explanation(shape=(2, 3), method='?'), array([12.5, 10.5]))
+    >>> e[0].values, e[:, "bmi"].values
+    (array([ 1. , -0.5,  2. ]), array([-0.5,  1.5]))
+    >>> e.to_frame()
+       age  bmi   bp
+    0  1.0 -0.5  2.0
+    1  0.0  1.5 -1.0
+
+    With an output axis (a classifier's two classes):
+
+    >>> m = kx.Explanation(np.zeros((2, 3, 2)), base_values=0.5, output_names=["no", "yes"])
+    >>> m.axes, m[..., "yes"]
+    (('instance', 'feature', 'output'), Explanation(shape=(2, 3), method='?', output='yes'))
+    """
+
+    def __init__(self, values, base_values=0.0, data=None, feature_names=None,
+                 stderr=None, lower=None, upper=None, meta=None, *, output_names=None,
+                 interactions=None, covariance=None, joint_covariance=None, axes=None):
+        values = np.asarray(values, dtype=float)
+        self._axes = axes = self._infer_axes(values, output_names, axes)
+        self.values = values
+        size = dict(zip(axes, values.shape))
+
+        # base values: one per instance and output
+        expected = tuple(size[a] for a in axes if a != "feature")
+        base = np.asarray(base_values, dtype=float)
+        if base.ndim == 0 and expected:
+            base = np.full(expected, float(base))
+        if base.shape != expected:
+            if not expected:
+                raise ValueError(
+                    f"a single explanation has one base value; got base_values of shape {base.shape}"
+                )
+            raise ValueError(
+                f"base_values must be a scalar or have shape {expected} (one per "
+                f"{' and '.join(a for a in axes if a != 'feature')}); got shape {base.shape}"
+            )
+        self.base_values = base if base.ndim else float(base)
+
+        # per-cell arrays
+        if data is not None:
+            data = np.asarray(data)
+            expected = tuple(size[a] for a in axes if a != "output")
+            if data.shape != expected:
+                where = "the shape of values" if "output" not in axes else "one entry per instance x feature"
+                raise ValueError(f"data must have {where} {expected}; got shape {data.shape}")
+        self.data = data
+        for name, arr in (("stderr", stderr), ("lower", lower), ("upper", upper)):
+            if arr is not None:
+                arr = np.asarray(arr, dtype=float)
+                if arr.shape != values.shape:
+                    raise ValueError(
+                        f"{name} must have the shape of values {values.shape}; got {arr.shape}"
+                    )
+            setattr(self, name, arr)
+
+        # names
+        n_features = size.get("feature", 1)
+        if feature_names is None:
+            feature_names = [f"x{j}" for j in range(n_features)]
+        if isinstance(feature_names, (list, tuple)) and all(type(f) is str for f in feature_names):
+            feature_names = list(feature_names)   # as kernelxai's games hold them: no array round trip
+        else:
+            feature_names = [str(f) for f in np.atleast_1d(np.asarray(feature_names, dtype=object))]
+        if len(feature_names) != n_features:
+            raise ValueError(
+                f"feature_names has {len(feature_names)} entries; values have {n_features} feature(s)"
+            )
+        self.feature_names = feature_names
+        if "output" in axes:
+            k = size["output"]
+            if output_names is None:
+                output_names = [f"output_{j}" for j in range(k)]
+            output_names = [str(o) for o in np.atleast_1d(np.asarray(output_names, dtype=object))]
+            if len(output_names) != k:
+                raise ValueError(
+                    f"output_names has {len(output_names)} entries; values have {k} output(s)"
+                )
+            if len(set(output_names)) != k:
+                raise ValueError(f"output_names must be distinct; got {output_names}")
+        self.output_names = output_names
+
+        # blocks
+        self.joint_covariance = self._check_joint(joint_covariance, values.shape)
+        self.interactions = self._check_block("interactions", interactions)
+        if covariance is None and self.joint_covariance is not None:
+            covariance = self._joint_diagonal_blocks(self.joint_covariance)
+        elif covariance is not None and self.joint_covariance is not None:
+            covariance = np.asarray(covariance, dtype=float)
+            blocks = self._joint_diagonal_blocks(self.joint_covariance)
+            if blocks.shape == covariance.shape and not np.allclose(
+                    blocks, covariance, rtol=1e-9, atol=1e-12 * _max_abs(blocks)):
+                raise ValueError(
+                    "covariance must equal the diagonal blocks of joint_covariance; they differ by "
+                    f"up to {_max_abs(blocks - covariance):.3g}"
+                )
+        self.covariance = self._check_block("covariance", covariance)
+        if self.stderr is None and self.covariance is not None:
+            self.stderr = np.sqrt(np.clip(self._block_diagonal(self.covariance), 0.0, None))
+        self.meta = dict(meta or {})
+
+    # ------------------------------------------------------------- validation
+    @staticmethod
+    def _infer_axes(values, output_names, axes) -> tuple[str, ...]:
+        if axes is not None:
+            axes = tuple(axes)
+            if len(set(axes)) != len(axes) or any(a not in AXES for a in axes) or \
+                    list(axes) != [a for a in AXES if a in axes]:
+                raise ValueError(
+                    f"axes must be a subsequence of {AXES} in that order; got {axes}"
+                )
+        elif values.ndim > 3:
+            raise ValueError(
+                f"values must be (n, d), (d,), (n, d, k) or (d, k); got shape {values.shape}"
+            )
+        elif values.ndim == 3:
+            axes = AXES
+        elif output_names is not None:
+            if values.ndim != 2:
+                raise ValueError(
+                    "with output_names, values must be (n, d, k) or, for a single instance, "
+                    f"(d, k); got shape {values.shape}"
+                )
+            axes = ("feature", "output")
+        else:
+            axes = ("instance", "feature")[2 - values.ndim:]
+        if len(axes) != values.ndim:
+            raise ValueError(f"axes {axes} do not match values of shape {values.shape}")
+        if output_names is not None and "output" not in axes:
+            raise ValueError(
+                f"output_names were given but values of shape {values.shape} have no output axis "
+                f"(axes {axes})"
+            )
+        return axes
+
+    def _block_axes(self):
+        """Axis labels of an interaction / covariance block."""
+        labels = []
+        for a in self._axes:
+            labels += [a, a] if a == "feature" else [a]
+        return tuple(labels)
+
+    def _block_shape(self):
+        size = dict(zip(self._axes, self.values.shape))
+        return tuple(size[a] for a in self._block_axes())
+
+    def _block_diagonal(self, block):
+        """The diagonal of a block, laid out like ``values``."""
+        p = self._axes.index("feature")
+        return np.moveaxis(np.diagonal(block, axis1=p, axis2=p + 1), -1, p)
+
+    def _check_block(self, name, block):
+        if block is None:
+            return None
+        if "feature" not in self._axes:
+            raise ValueError(f"{name} need a feature axis; values have axes {self._axes}")
+        block = np.asarray(block, dtype=float)
+        expected = self._block_shape()
+        if block.shape != expected:
+            raise ValueError(
+                f"{name} must have shape {expected} ({' x '.join(self._block_axes())}); "
+                f"got {block.shape}"
+            )
+        if not np.all(np.isfinite(block)):
+            raise ValueError(f"{name} must be finite; got {int(np.sum(~np.isfinite(block)))} "
+                             "non-finite entries")
+        p = self._axes.index("feature")
+        tol = 1e-12 * _max_abs(block)
+        asym = _max_abs(block - np.swapaxes(block, p, p + 1))
+        if asym > tol:
+            raise ValueError(
+                f"{name} must be symmetric in the two feature axes (to 1e-12 relative); "
+                f"the largest asymmetry is {asym:.3g}"
+            )
+        diagonal = self._block_diagonal(block)
+        if name == "interactions" and _max_abs(diagonal) > tol:
+            raise ValueError(
+                f"interactions must have a zero diagonal (a feature does not interact with "
+                f"itself); the largest diagonal entry is {_max_abs(diagonal):.3g}"
+            )
+        if name == "covariance" and diagonal.size and diagonal.min() < -tol:
+            raise ValueError(
+                f"covariance must have a non-negative diagonal (variances); got {diagonal.min():.3g}"
+            )
+        return block
+
+    def _check_joint(self, joint, shape):
+        if joint is None:
+            return None
+        if "instance" not in self._axes or "feature" not in self._axes:
+            raise ValueError(
+                "joint_covariance needs an instance and a feature axis; values have axes "
+                f"{self._axes} (give a single instance's covariance as covariance=)"
+            )
+        joint = np.asarray(joint, dtype=float)
+        cells = shape[0] * shape[1]
+        expected = (cells, cells) + shape[2:]
+        if joint.shape != expected:
+            raise ValueError(
+                f"joint_covariance must have shape {expected} (instance*feature x "
+                f"instance*feature{' x output' if len(shape) == 3 else ''}); got {joint.shape}"
+            )
+        if not np.all(np.isfinite(joint)):
+            raise ValueError("joint_covariance must be finite")
+        tol = 1e-12 * _max_abs(joint)
+        asym = _max_abs(joint - np.swapaxes(joint, 0, 1))
+        if asym > tol:
+            raise ValueError(
+                f"joint_covariance must be symmetric (to 1e-12 relative); the largest asymmetry "
+                f"is {asym:.3g}"
+            )
+        diagonal = np.diagonal(joint, axis1=0, axis2=1)
+        if diagonal.size and diagonal.min() < -tol:
+            raise ValueError(
+                f"joint_covariance must have a non-negative diagonal; got {diagonal.min():.3g}"
+            )
+        return joint
+
+    def _joint_diagonal_blocks(self, joint):
+        n, d = self.values.shape[:2]
+        four = joint.reshape((n, d, n, d) + joint.shape[2:])
+        return np.moveaxis(np.diagonal(four, axis1=0, axis2=2), -1, 0)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def axes(self) -> tuple[str, ...]:
+        """Names of the axes of ``values``, e.g. ``("instance", "feature", "output")``."""
+        return self._axes
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.values.shape
+
+    def __len__(self):
+        return len(self.values)
+
+    @property
+    def has_outputs(self) -> bool:
+        """Whether ``values`` has an output axis."""
+        return "output" in self._axes
+
+    @property
+    def output(self) -> np.ndarray | float:
+        """The explained quantity: ``base_values`` + ``values`` summed over the feature axis."""
+        if "feature" in self._axes:
+            return self.base_values + self.values.sum(axis=self._axes.index("feature"))
+        return self.base_values + self.values
+
+    @property
+    def has_intervals(self) -> bool:
+        return self.lower is not None and self.upper is not None
+
+    @property
+    def statistic(self) -> float | None:
+        """The explained statistic (e.g. MMD^2 or HSIC) when the values split one; else None.
+
+        Read from ``meta["statistic"]`` (set by :func:`kernelxai.explain_mmd`,
+        :func:`kernelxai.explain_hsic`, ...); its name is ``meta["statistic_name"]``.
+        """
+        return self.meta.get("statistic")
+
+    @property
+    def p_value(self) -> float | None:
+        """The statistic's permutation-test p-value (``meta["p_value"]``); None when absent.
+
+        NaN when the test was skipped (``n_permutations=0``).
+        """
+        return self.meta.get("p_value")
+
+    # --------------------------------------------------------------- indexing
+    def __getitem__(self, key):
+        keys = self._expand(key)
+        size = dict(zip(self._axes, self.values.shape))
+        norm = {axis: self._normalise(axis, k, size[axis]) for axis, k in zip(self._axes, keys)}
+        kept = tuple(a for a in self._axes if not _is_int(norm[a]))
+
+        def take(arr, labels):
+            # right to left, so that an integer key dropping an axis does not
+            # move the axes still to be indexed; one axis at a time gives blocks
+            for pos in reversed(range(len(labels))):
+                k = norm.get(labels[pos])
+                if k is None or (isinstance(k, slice) and k == slice(None)):
+                    continue
+                arr = arr[(slice(None),) * pos + (k,)]
+            return arr
+
+        sub = {name: (None if getattr(self, name) is None else take(getattr(self, name), self._axes))
+               for name in _PER_CELL}
+        if self.data is not None:
+            sub["data"] = take(self.data, tuple(a for a in self._axes if a != "output"))
+        base = take(np.asarray(self.base_values), tuple(a for a in self._axes if a != "feature"))
+        if "feature" in kept:
+            for name in _BLOCKS:
+                if getattr(self, name) is not None:
+                    sub[name] = take(getattr(self, name), self._block_axes())
+        if self.joint_covariance is not None and "instance" in kept and "feature" in kept:
+            n, d = self.values.shape[:2]
+            cells = (np.arange(n)[norm["instance"]][:, None] * d
+                     + np.arange(d)[norm["feature"]][None, :]).ravel()
+            sub["joint_covariance"] = take(self.joint_covariance[cells][:, cells],
+                                           (None, None) + tuple(a for a in self._axes if a == "output"))
+        meta = dict(self.meta)
+        for key, arr in self.meta.items():   # per-cell and per-block arrays in meta slice along
+            if not isinstance(arr, np.ndarray) or arr.ndim == 0:
+                continue
+            if arr.shape == self.values.shape:
+                meta[key] = take(arr, self._axes)
+            elif arr.shape == self._block_shape():
+                if "feature" in kept:
+                    meta[key] = take(arr, self._block_axes())
+                else:
+                    del meta[key]
+        names = self.feature_names
+        if "feature" in self._axes:
+            names = list(np.atleast_1d(np.asarray(self.feature_names, dtype=object)[norm["feature"]]))
+        outputs = None
+        if "output" in self._axes:
+            picked = np.asarray(self.output_names, dtype=object)[norm["output"]]
+            if "output" in kept:
+                outputs = list(picked)
+            else:
+                meta["output"] = str(picked)
+        return Explanation(sub.pop("values"), base, feature_names=names, meta=meta,
+                           output_names=outputs, axes=kept, **sub)
+
+    def _expand(self, key):
+        keys = key if isinstance(key, tuple) else (key,)
+        n_axes = len(self._axes)
+        ellipses = [i for i, k in enumerate(keys) if k is Ellipsis]
+        if len(ellipses) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        if ellipses:
+            i = ellipses[0]
+            fill = n_axes - (len(keys) - 1)
+            if fill < 0:
+                raise IndexError(
+                    f"this Explanation has {n_axes} axes {self._axes}; got {len(keys) - 1} indices "
+                    "besides '...'"
+                )
+            keys = keys[:i] + (slice(None),) * fill + keys[i + 1:]
+        if len(keys) > n_axes:
+            raise IndexError(
+                f"this Explanation has {n_axes} axes {self._axes}; got {len(keys)} indices"
+            )
+        return keys + (slice(None),) * (n_axes - len(keys))
+
+    def _normalise(self, axis, key, length):
+        """An int (the axis is dropped), a slice or a 1-D integer array (the axis is kept)."""
+        names = {"feature": self.feature_names, "output": self.output_names}.get(axis)
+
+        def one(k):
+            if isinstance(k, str):
+                if names is None:
+                    raise IndexError(
+                        f"names select features or outputs, not {axis}s; got {k!r} on the {axis} "
+                        f"axis (axes are {self._axes}; e.g. e[:, {k!r}] or e[..., {k!r}])"
+                    )
+                if k not in names:
+                    raise KeyError(f"unknown {axis} {k!r}; {axis}s are {names}")
+                return names.index(k)
+            if _is_int(k):
+                return int(k)
+            raise IndexError(
+                f"cannot index the {axis} axis with {k!r} ({type(k).__name__}); use an int, "
+                "a name, a slice, a list, or a boolean mask"
+            )
+
+        if key is None:
+            raise IndexError("an Explanation cannot take new axes (None / np.newaxis)")
+        if isinstance(key, slice):
+            if any(isinstance(b, str) for b in (key.start, key.stop)):
+                raise IndexError(f"slices by name are not supported on the {axis} axis; got {key}")
+            return key
+        if isinstance(key, (str, numbers.Integral, np.integer)) and not isinstance(key, (bool, np.bool_)):
+            return one(key)
+        if isinstance(key, (list, tuple)) and not all(isinstance(k, (bool, np.bool_)) for k in key):
+            return np.array([one(k) for k in key], dtype=int)
+        arr = np.asarray(key)
+        if arr.dtype == bool and arr.ndim:
+            if arr.shape != (length,):
+                raise IndexError(
+                    f"a boolean mask on the {axis} axis must have length {length}; got shape {arr.shape}"
+                )
+            return np.flatnonzero(arr)
+        if arr.ndim != 1:
+            raise IndexError(f"index arrays must be 1-D; got shape {arr.shape} on the {axis} axis")
+        if arr.size == 0:
+            return arr.astype(int)
+        if arr.dtype.kind in "iu":
+            return arr.astype(int)
+        return np.array([one(k) for k in arr.tolist()], dtype=int)
+
+    # ------------------------------------------------------------ conversions
+    def to_frame(self) -> pd.DataFrame:
+        """The values as a pandas DataFrame.
+
+        Without outputs: one column per feature (one row per instance); for a
+        single instance, one row per feature with the value, data, standard
+        error and bounds where available. With outputs: one row per instance
+        (one row for a single instance) and a column MultiIndex
+        ``(output, feature)``.
+        """
+        return _interop.to_frame(self)
+
+    def interactions_frame(self) -> pd.DataFrame:
+        """The interaction block in long format, one row per pair ``i < j``.
+
+        Columns ``instance``, (``output`` when there are outputs),
+        ``feature_i``, ``feature_j``, ``value``; a single instance is
+        instance 0.
+
+        Raises
+        ------
+        ValueError
+            When the Explanation has no interaction block.
+        """
+        return _interop.interactions_frame(self)
+
+    def to_shap(self) -> shap.Explanation:
+        """Convert to ``shap.Explanation`` (needs the optional ``shap`` package).
+
+        Carries values, base values, data, feature names, output names (with
+        outputs), ``lower``/``upper`` as ``lower_bounds``/``upper_bounds`` and
+        ``stderr`` as ``error_std``. shap has no field for metadata, so
+        :attr:`meta` is attached as the attribute ``kernelxai_meta`` (shap's
+        own slicing does not carry it). Interactions and covariances are not
+        converted: shap's interaction values are a different decomposition
+        (main effects on the diagonal).
+        """
+        return _interop.to_shap(self)
+
+    def to_shapiq(self) -> shapiq.InteractionValues | list[shapiq.InteractionValues]:
+        """Convert the interaction block to ``shapiq.InteractionValues`` (optional package shapiq).
+
+        One ``InteractionValues`` per instance (a list for several): the empty
+        coalition holds the base value, order-1 entries the ``values``, order-2
+        entries ``interactions[i, j]`` (i < j), with the index named in
+        ``meta["index"]`` (``"SII"``, ``"k-SII"``, ``"STII"``, ``"FSII"``) and
+        ``estimated`` False for exact routes. Single output only.
+        """
+        return _interop.to_shapiq(self)
+
+    def _statistic_text(self):
+        """``"MMD^2_u = 0.031, p = 0.005"``: the statistic and its p-value, for the repr."""
+        name = self.meta.get("statistic_name", "statistic")
+        text = f"{name} = {float(self.statistic):.3g}"
+        p = self.p_value
+        if p is None or not np.isfinite(p):
+            return f"{text}, p not computed"
+        return f"{text}, p = {float(p):.3g}"
+
+    @classmethod
+    def concat(cls, pieces, meta=None) -> Explanation:
+        """Explanations of different instances, stacked along the instance axis.
+
+        For the pieces of one explanation computed in chunks of rows
+        (:mod:`kernelxai.parallel`): values, base values, data, standard errors,
+        bounds, interactions and per-instance covariances are concatenated in
+        order.
+
+        Parameters
+        ----------
+        pieces : sequence of Explanation
+            With an instance axis, the same axes, feature names and output names,
+            and the same optional arrays (all or none of them have ``stderr``, ...).
+        meta : dict, optional
+            The result's ``meta``; default: the first piece's.
+
+        Returns
+        -------
+        Explanation
+
+        Raises
+        ------
+        ValueError
+            No pieces, pieces that disagree, or a ``joint_covariance`` (the
+            covariances between instances of different pieces are unknown).
+        """
+        pieces = list(pieces)
+        if not pieces:
+            raise ValueError("Explanation.concat needs at least one Explanation")
+        bad = [type(p).__name__ for p in pieces if not isinstance(p, Explanation)]
+        if bad:
+            raise TypeError(f"Explanation.concat joins Explanations; got {', '.join(bad)}")
+        first = pieces[0]
+        for k, p in enumerate(pieces):
+            if "instance" not in p.axes:
+                raise ValueError(f"piece {k} has no instance axis (axes {p.axes}); concat stacks "
+                                 "explanations of several instances each")
+            if p.axes != first.axes or p.values.shape[1:] != first.values.shape[1:]:
+                raise ValueError(f"piece {k} has axes {p.axes} and shape {p.values.shape}; piece 0 "
+                                 f"has {first.axes} and {first.values.shape}")
+            if list(p.feature_names) != list(first.feature_names) or \
+                    (p.output_names or None) != (first.output_names or None):
+                raise ValueError(f"piece {k} names its features or outputs differently from piece 0")
+            if p.joint_covariance is not None:
+                raise ValueError("cannot concatenate explanations with a joint_covariance: the "
+                                 "covariances between instances of different pieces are unknown")
+
+        def stack(name):
+            arrays = [getattr(p, name) for p in pieces]
+            if all(a is None for a in arrays):
+                return None
+            if any(a is None for a in arrays):
+                raise ValueError(f"{name} is given for some pieces and not for others")
+            return np.concatenate([np.asarray(a) for a in arrays], axis=0)
+
+        base = np.concatenate([np.asarray(p.base_values, dtype=float) for p in pieces], axis=0)
+        return cls(stack("values"), base, data=stack("data"), feature_names=first.feature_names,
+                   stderr=stack("stderr"), lower=stack("lower"), upper=stack("upper"),
+                   meta=dict(first.meta) if meta is None else meta,
+                   output_names=first.output_names, interactions=stack("interactions"),
+                   covariance=stack("covariance"), axes=first.axes)
+
+    @classmethod
+    def from_shap(cls, explanation) -> Explanation:
+        """Convert a ``shap.Explanation`` (or anything with its attributes) to an Explanation.
+
+        Reads ``values``, ``base_values``, ``data``, ``feature_names``,
+        ``output_names``, ``lower_bounds``/``upper_bounds`` (as ``lower``/``upper``)
+        and ``error_std`` (as ``stderr``); ``kernelxai_meta`` (left by
+        :meth:`to_shap`) becomes :attr:`meta`. shap itself is not imported.
+
+        2-D values are (instances, features) unless they are one instance of
+        a multi-output explanation, (features, outputs): recognised by
+        ``output_names`` of the trailing length, or by ``feature_names`` whose
+        length matches the leading axis only.
+
+        Raises
+        ------
+        TypeError
+            When ``explanation`` has no ``values`` and ``base_values``.
+        """
+        return cls(**_interop.shap_fields(explanation))
+
+    def __repr__(self):
+        method = self.meta.get("method", "?")
+        vf = self.meta.get("value_function")
+        parts = [f"shape={self.values.shape}", f"method={method!r}"]
+        if vf:
+            parts.append(f"value_function={vf!r}")
+        if self.output_names is not None:
+            shown = self.output_names
+            if len(shown) > 6:
+                shown = [*shown[:3], "...", *shown[-2:]]
+            parts.append(f"outputs={shown}")
+        elif "output" in self.meta:
+            parts.append(f"output={self.meta['output']!r}")
+        if self.statistic is not None:
+            parts.append(self._statistic_text())
+        if self.has_intervals:
+            parts.append("with intervals")
+        for name in ("interactions", "covariance", "joint_covariance"):
+            if getattr(self, name) is not None:
+                parts.append(f"with {name.replace('_', ' ')}")
+        return f"Explanation({', '.join(parts)})"
