@@ -44,8 +44,9 @@ import numpy as np
 from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
+from kernelxai.estimators import _gauss_legendre as gauss_legendre
 from kernelxai.estimators import _product as product
-from kernelxai.estimators import _gauss_legendre as gauss_legendre, _quadrature_numba as quadrature_numba
+from kernelxai.estimators import _quadrature_numba as quadrature_numba
 from kernelxai.explainers._explain import build_game
 
 #: (d, training points, background rows of the interventional game)
@@ -102,16 +103,15 @@ def measure(fn, repeat):
 
 def row(d, value, model, X_explain, background, backend, seconds, repeat):
     options = {} if backend == "numpy" else {"backend": backend}
-    one = build_game(model, X_explain[:1], value, background)[0]
+    one = build_game(model, X_explain[:1], value, background).game
     per_point = kx.estimate_cost(one, "product", **options)["seconds"]
     points = int(min(len(X_explain), max(1, round(seconds / per_point))))
     Xe = X_explain[:points]
-    game = build_game(model, Xe, value, background)[0]
+    game = build_game(model, Xe, value, background).game
     new = kx.estimate_cost(game, "product", **options)
-    nodes = product.estimate_nodes(game)
+    found = product.estimate_nodes_detail(game)   # the count, and the terms the probe looked at
+    nodes, seen = found.nodes, found.terms
     used = nodes_used(game, backend)
-    # the terms the probe looked at (the estimate is cached on the game, so this only reads it)
-    seen = product.estimate_nodes_detail(game)[1]
 
     def call():
         return kx.explain(model, Xe, value, background, method="product", **options)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._config import get_config
-from ._memory import PRIMED_BYTES
+from ._memory import reused_bytes
 from ._threads import blas_threads, single_threaded_blas
 
 if TYPE_CHECKING:
@@ -275,12 +275,14 @@ def fresh_numbers(count: float, array_numbers: float) -> float:
 
     An array above the allocator's threshold is mapped afresh from the operating system, and
     every 4 KiB page of it costs a page fault on first touch: on a virtual machine ~3 us a
-    page, several times the arithmetic done on it. kernelxai raises glibc's threshold to
-    ``kernelxai._memory.PRIMED_BYTES`` (24 MiB) when imported (``kernelxai._memory``),
-    so arrays up to that size come from memory the allocator keeps and cost nothing here;
-    larger ones are counted, timed as ``touch_seconds`` (a fresh mapping written once) and
-    converted at the elementwise rate (:data:`FRESH_OPS` each under a ``flops_per_second``
-    override).
+    page, several times the arithmetic done on it. Which arrays are fresh is read at the time
+    of the estimate: after ``kx.prime_allocator()`` raised glibc's threshold in this process,
+    arrays up to 24 MiB come from memory the allocator keeps and cost nothing here; otherwise
+    (not primed, or not glibc) every array above 128 KiB, the allocator's starting threshold,
+    is taken to be fresh (an upper estimate: glibc also raises its threshold by itself as a
+    process frees large arrays). Fresh numbers are counted, timed as ``touch_seconds`` (a fresh
+    mapping written once) and converted at the elementwise rate (:data:`FRESH_OPS` each under a
+    ``flops_per_second`` override).
 
     Parameters
     ----------
@@ -304,7 +306,7 @@ def fresh_numbers(count: float, array_numbers: float) -> float:
     >>> fresh_numbers(2.0 * big, big) > 0, fresh_numbers(1000.0, 1000.0)   # small arrays: reused memory
     (True, 0.0)
     """
-    if 8.0 * float(array_numbers) <= PRIMED_BYTES:
+    if 8.0 * float(array_numbers) <= reused_bytes():
         return 0.0
     return _timed_units(count, "touch_seconds", FRESH_OPS)
 

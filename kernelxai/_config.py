@@ -8,31 +8,41 @@ where an estimator decides whether to show a progress bar or to refuse.
 Keys
 ----
 max_memory : int
-    Bytes one block of intermediate arrays may take (default 256 MiB). Every
-    chunked computation sizes its blocks from this, through
-    :func:`working_elements`.
+    Bytes one block of intermediate arrays may take (default 256 MiB; from
+    65536 to 2**62). Every chunked computation sizes its blocks from this,
+    through :func:`working_elements`.
 max_cost : float or None
     Estimated seconds above which an estimator refuses to start and says what
-    would make the call affordable (default 1800 s = 30 min; None: never refuse).
+    would make the call affordable (default 1800 s = 30 min; positive and
+    finite; None: never refuse).
 progress : {"auto", True, False}
     Progress bars: "auto" shows one when the estimated time exceeds
     ``progress_after`` seconds.
 progress_after : float
-    Seconds of estimated work above which "auto" shows a progress bar (default 2).
+    Seconds of estimated work above which "auto" shows a progress bar (default
+    2; positive and finite -- ``progress=False`` never shows one).
 flops_per_second : float or None
     None (the default): cost estimates price each kind of work at the rate
     measured on this machine (:func:`kernelxai.calibrate`: elementwise passes,
     dense linear algebra, Python-level steps; model calls are timed on a probe
     of the model). A number overrides the calibration: every operation is priced
-    at that one rate (the same estimate on every machine).
+    at that one rate (the same estimate on every machine); finite and at least
+    1 operation a second.
+
+Every value is checked when it is set (:func:`set_config`, :func:`config_context`):
+a value out of range -- an infinite or NaN number among them -- is refused then,
+with a message naming the key and what it accepts, never later in a call.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 import threading
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -57,28 +67,60 @@ def _current():
     return _local.config
 
 
+#: the largest max_memory: far above any machine's memory, and below what a C integer can hold
+#: (block sizes derived from it are passed to NumPy)
+MAX_MEMORY_LIMIT = 2**62
+#: the slowest flops_per_second: one operation a second (a slower rate would price a modest call
+#: at more seconds than a float can hold)
+MIN_FLOPS_PER_SECOND = 1.0
+
+#: what each key accepts, as the refusals say it
+_ACCEPTED = {
+    "max_memory": "a whole number of bytes from 65536 (64 KiB) to 2**62",
+    "max_cost": "a positive finite number of seconds, or None never to refuse",
+    "progress": "'auto', True or False",
+    "progress_after": "a positive finite number of seconds (progress=False never shows a bar)",
+    "flops_per_second": "a finite rate of at least 1 operation a second, or None for the rates measured "
+                        "on this machine",
+}
+
+
+def _refuse(key, value):
+    return ValueError(f"{key}={value!r} of kx.set_config / kx.config_context must be {_ACCEPTED[key]}")
+
+
+def _real(key, value, minimum, none):
+    """``value`` as a float when it is a finite real number > 0 and >= ``minimum`` (None too when ``none``)."""
+    if value is None and none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _refuse(key, value)
+    number = float(value)
+    if not (math.isfinite(number) and number > 0.0 and number >= minimum):
+        raise _refuse(key, value)
+    return number
+
+
 def _check(key, value):
+    """The value to store for ``key``, or a ValueError naming the key and what it accepts."""
     if key not in _DEFAULTS:
         raise ValueError(f"unknown configuration key {key!r}; accepted: {', '.join(sorted(_DEFAULTS))}")
     if key == "max_memory":
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 2**16:
-            raise ValueError(f"max_memory must be a number of bytes >= 65536; got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+                or not 2**16 <= value <= MAX_MEMORY_LIMIT:
+            raise _refuse(key, value)
         return int(value)
-    if key == "max_cost":
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-            raise ValueError(f"max_cost must be a positive number of seconds or None; got {value!r}")
-        return float(value)
     if key == "progress":
-        if value not in ("auto", True, False):
-            raise ValueError(f"progress must be 'auto', True or False; got {value!r}")
-        return value
-    if key == "flops_per_second" and value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-        raise ValueError(f"{key} must be a positive number; got {value!r}")
-    return float(value)
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        if isinstance(value, str) and value == "auto":
+            return "auto"
+        raise _refuse(key, value)
+    if key == "max_cost":
+        return _real(key, value, 0.0, none=True)
+    if key == "progress_after":
+        return _real(key, value, 0.0, none=False)
+    return _real(key, value, MIN_FLOPS_PER_SECOND, none=True)   # flops_per_second
 
 
 def get_config() -> dict[str, Any]:
@@ -114,16 +156,18 @@ def set_config(**settings) -> None:
     Parameters
     ----------
     **settings
-        Keys and new values: ``max_memory`` (int bytes, at least 65536),
-        ``max_cost`` (positive seconds, or None never to refuse), ``progress``
-        ("auto", True or False), ``progress_after`` (positive seconds) and
-        ``flops_per_second`` (a positive rate, or None for the rates measured on
-        this machine). Keys not given keep their value.
+        Keys and new values: ``max_memory`` (int bytes, 65536 to 2**62),
+        ``max_cost`` (positive finite seconds, or None never to refuse),
+        ``progress`` ("auto", True or False), ``progress_after`` (positive
+        finite seconds) and ``flops_per_second`` (a finite rate of at least 1,
+        or None for the rates measured on this machine). Keys not given keep
+        their value.
 
     Raises
     ------
     ValueError
-        For an unknown key or a value out of range; then nothing is changed.
+        For an unknown key or a value out of range (infinite and NaN numbers
+        included), naming the key and what it accepts; then nothing is changed.
 
     Examples
     --------
@@ -137,7 +181,7 @@ def set_config(**settings) -> None:
     ...     kx.set_config(max_cost=-1)
     ... except ValueError as error:
     ...     print(error)
-    max_cost must be a positive number of seconds or None; got -1
+    max_cost=-1 of kx.set_config / kx.config_context must be a positive finite number of seconds, or None ...
     """
     checked = {k: _check(k, v) for k, v in settings.items()}
     _global.update(checked)

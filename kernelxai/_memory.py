@@ -1,4 +1,4 @@
-"""Large temporary arrays without a page fault per 4 KiB: the allocator's threshold raised once.
+"""Large temporary arrays without a page fault per 4 KiB: glibc's threshold raised, when the user asks.
 
 glibc's ``malloc`` maps every request above its threshold (128 KiB at start) afresh from the
 operating system and unmaps it when freed, so each such NumPy temporary pays a page fault per
@@ -10,46 +10,179 @@ yet freed a large array pays the faults on every call: the HSIC permutation test
 ``benchmarks/bench_cost_model.py`` took 370 ms a call in such a process and 104 ms after one
 24 MiB array had been freed (120,000 page faults a call against 200, #25).
 
-:func:`prime_allocator` frees one such array when kernelxai is imported -- what any NumPy
-program does the first time it frees a large array, done early. Memory stays with the process
-only as glibc would keep it anyway (freed blocks up to 48 MiB at the top of its heap). Set the
-environment variable ``KERNELXAI_PRIME_ALLOCATOR=0`` to skip it; on other allocators (macOS,
-Windows, musl) it is one allocation and its release, nothing more.
+:func:`prime_allocator` (``kx.prime_allocator()``) frees one such block -- what any NumPy
+program does the first time it frees a large array, done early. It changes the allocator of
+the whole process (a Jupyter kernel, a Dask worker, a web server), so kernelxai never calls it
+by itself: importing kernelxai changes nothing in the process, and priming is the user's
+choice, made once per process. Memory stays with the process only as glibc would keep it
+anyway (freed blocks up to 48 MiB at the top of its heap). Other C libraries (musl, macOS,
+Windows) have no such threshold to raise; there it does nothing.
+
+The cost estimates price memory by what is true at the time (:func:`reused_bytes`, used by
+:func:`kernelxai._calibration.fresh_numbers`): arrays up to :data:`PRIMED_BYTES` cost no page
+faults once the allocator has been primed in this process, and arrays above glibc's starting
+threshold (:data:`DEFAULT_THRESHOLD`) are priced as fresh pages otherwise.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import threading
 
-import numpy as np
-
-__all__ = ["PRIMED_BYTES", "prime_allocator"]
+__all__ = ["DEFAULT_THRESHOLD", "PRIMED_BYTES", "glibc", "prime_allocator", "primed", "reused_bytes"]
 
 #: The block freed: under glibc's 32 MiB ceiling for its adaptive threshold, so the threshold
 #: becomes this size (and the heap's trim threshold twice that).
 PRIMED_BYTES = 24 * 2**20
 
-_primed = False
+#: glibc's threshold before the process has freed a mapped block (M_MMAP_THRESHOLD's default):
+#: arrays above it are taken to come fresh from the operating system in a process not primed.
+DEFAULT_THRESHOLD = 128 * 2**10
+
+_lock = threading.Lock()
+_state = {"primed": False}
 
 
-def prime_allocator() -> bool:
-    """Free one 24 MiB array (never written) so that glibc serves smaller arrays from reused memory.
+def glibc() -> bool:
+    """Whether this process's C library is glibc (the allocator :func:`prime_allocator` tunes).
 
     Returns
     -------
     bool
-        True when it was done now; False when already done in this process or switched off by
-        ``KERNELXAI_PRIME_ALLOCATOR=0``.
 
     Examples
     --------
-    >>> prime_allocator()          # done when kernelxai was imported
+    >>> from kernelxai._memory import glibc
+    >>> isinstance(glibc(), bool)
+    True
+    """
+    try:
+        version = os.confstr("CS_GNU_LIBC_VERSION")
+    except (AttributeError, ValueError, OSError):   # not a POSIX system, or no such name here
+        return False
+    return bool(version) and version.startswith("glibc")
+
+
+class _MallInfo2(ctypes.Structure):
+    """glibc's ``struct mallinfo2`` (2.33 and later): counts of the allocator, in size_t."""
+
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+        "keepcost")]
+
+
+class _MallInfo(ctypes.Structure):
+    """glibc's older ``struct mallinfo`` (int fields): enough for the count of mapped blocks."""
+
+    _fields_ = [(name, ctypes.c_int) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+        "keepcost")]
+
+
+def _libc() -> tuple:
+    """(malloc, free, mapped_blocks) of glibc through ctypes."""
+    libc = ctypes.CDLL(None)
+    malloc, free = libc.malloc, libc.free
+    malloc.restype, malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    free.restype, free.argtypes = None, [ctypes.c_void_p]
+    info = getattr(libc, "mallinfo2", None)
+    info_type = _MallInfo2
+    if info is None:   # glibc < 2.33
+        info, info_type = libc.mallinfo, _MallInfo
+    info.restype, info.argtypes = info_type, []
+
+    def mapped_blocks() -> int:
+        return int(info().hblks)
+
+    return malloc, free, mapped_blocks
+
+
+def prime_allocator() -> bool:
+    """Let glibc serve arrays up to 24 MiB from memory it keeps, for the rest of this process.
+
+    Allocates and frees one 24 MiB block (its pages never written). glibc then raises its mmap
+    threshold to that size (and its trim threshold to twice that): NumPy temporaries up to 24 MiB
+    come from memory the allocator reuses instead of fresh pages from the operating system, which
+    cost a page fault per 4 KiB the first time they are written (on a virtual machine a large
+    share of a call on arrays of a few MiB: 370 ms against 104 ms a call for the HSIC permutation
+    test, see :mod:`kernelxai._memory`). This is what any NumPy program does the first time it
+    frees a large array, done early.
+
+    It changes the allocator of the whole process, so kernelxai never does it by itself
+    (importing kernelxai changes nothing): call it once, at the start of a program or notebook
+    that explains repeatedly on arrays of a few MiB. Memory stays with the process only as glibc
+    would keep it anyway (freed blocks up to 48 MiB at the top of its heap). With another C
+    library (musl, macOS, Windows) it does nothing. The cost estimates take it into account
+    (arrays up to 24 MiB are then priced without page faults).
+
+    Returns
+    -------
+    bool
+        True when the allocator was primed now; False when it had been primed before in this
+        process, when the C library is not glibc, or when glibc's threshold could not be raised
+        (it is fixed when ``MALLOC_MMAP_THRESHOLD_`` or ``mallopt`` set it).
+
+    Examples
+    --------
+    >>> import kernelxai as kx
+    >>> first = kx.prime_allocator()     # True under glibc, the first time in a process
+    >>> kx.prime_allocator()             # done once per process
     False
     """
-    global _primed
-    if _primed or os.environ.get("KERNELXAI_PRIME_ALLOCATOR", "1").strip().lower() in ("0", "false", "no"):
-        return False
-    block = np.empty(PRIMED_BYTES // 8)   # mapped by the allocator, its pages never touched
-    del block                             # unmapped: the allocator's threshold is now its size
-    _primed = True
-    return True
+    with _lock:
+        if _state["primed"] or not glibc():
+            return False
+        malloc, free, mapped_blocks = _libc()
+        before = mapped_blocks()
+        block = malloc(PRIMED_BYTES)
+        if not block:   # no memory: nothing done
+            return False
+        free(block)   # unmapped when it was mapped: the threshold is now its size
+        # the same size again comes from the heap when the threshold rose (glibc's dynamic
+        # threshold is off when the environment or mallopt fixed it)
+        probe = malloc(PRIMED_BYTES)
+        if not probe:
+            return False
+        reused = mapped_blocks() == before
+        free(probe)
+        _state["primed"] = reused
+        return reused
+
+
+def primed() -> bool:
+    """Whether :func:`prime_allocator` raised glibc's threshold in this process.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from kernelxai._memory import primed
+    >>> isinstance(primed(), bool)
+    True
+    """
+    return _state["primed"]
+
+
+def reused_bytes() -> int:
+    """The largest array (bytes) the cost estimates take to come from memory the allocator keeps.
+
+    :data:`PRIMED_BYTES` after :func:`prime_allocator` primed glibc in this process, else
+    :data:`DEFAULT_THRESHOLD` (glibc's threshold before any large array is freed; other
+    allocators return large blocks to the system too). An upper estimate of the page faults of
+    a process not primed: glibc raises its threshold by itself as the process frees large
+    arrays, so a process that has done so pays fewer.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from kernelxai._memory import DEFAULT_THRESHOLD, PRIMED_BYTES, reused_bytes
+    >>> reused_bytes() in (DEFAULT_THRESHOLD, PRIMED_BYTES)
+    True
+    """
+    return PRIMED_BYTES if _state["primed"] else DEFAULT_THRESHOLD

@@ -11,11 +11,13 @@ declares its parameters once, next to its signature, with :func:`parameters`:
 >>> toy(None, budgte=10)
 Traceback (most recent call last):
 ...
-kernelxai._params.InvalidOptionError: 'budgte' is not an argument of kx.toy. kx.toy takes: X, method, budget, seed. did you mean 'budget' for 'budgte'?
+kernelxai._params.InvalidOptionError: 'budgte' is not an argument of kx.toy. kx.toy takes: X, method, budget, seed.
+did you mean 'budget' for 'budgte'?
 >>> toy(None, method="sampeld")
 Traceback (most recent call last):
 ...
-kernelxai._params.InvalidOptionError: method='sampeld' of kx.toy must be one of 'exact', 'sampled'; did you mean 'sampled'?
+kernelxai._params.InvalidOptionError: method='sampeld' of kx.toy must be one of 'exact', 'sampled';
+did you mean 'sampled'?
 
 Before the function runs, the wrapper
 
@@ -59,7 +61,7 @@ from ._validation import densify, is_sparse
 
 __all__ = ["InvalidOptionError", "closest", "did_you_mean", "unknown_keywords_error", "value_error",
            "show", "Constraint", "Anything", "Integer", "Real", "Boolean", "OneOf", "Text", "Seed",
-           "Data", "Groups", "Names", "InstanceOf", "Either", "Declaration", "parameters", "ALIASES",
+           "Data", "Groups", "Names", "InstanceOf", "Checked", "Either", "Declaration", "parameters", "ALIASES",
            "check_groups", "resolve_groups"]
 
 #: Other names of a parameter: ``random_state`` is how scikit-learn users write ``seed``.
@@ -99,9 +101,10 @@ def _abbreviates(short: str, long: str) -> bool:
 def closest(word: object, candidates: Iterable[object], n: int = 1) -> list[str]:
     """The candidates closest to a misspelt ``word``, best first: the one "did you mean" rule.
 
-    Close means :func:`difflib.get_close_matches` (similarity at least 0.6);
-    among close candidates, those ``word`` abbreviates (its letters in order,
-    e.g. ``n_refs`` of ``n_references``, not of ``n_repeats``) come first.
+    Close means :func:`difflib.get_close_matches` (similarity at least 0.6),
+    case aside (``x`` for ``X``); among close candidates, those ``word``
+    abbreviates (its letters in order, e.g. ``n_refs`` of ``n_references``,
+    not of ``n_repeats``) come first.
 
     Parameters
     ----------
@@ -129,9 +132,12 @@ def closest(word: object, candidates: Iterable[object], n: int = 1) -> list[str]
     if not isinstance(word, str):
         return []
     names = [str(c) for c in candidates]
-    close = difflib.get_close_matches(word, names, n=max(len(names), 1))
-    close = sorted(close, key=lambda c: not _abbreviates(word, c))   # stable: similarity order kept
-    return close[:n]
+    folded = {}
+    for c in names:            # compared without case (x for X), answered as accepted
+        folded.setdefault(c.lower(), c)
+    close = difflib.get_close_matches(word.lower(), list(folded), n=max(len(folded), 1))
+    close = sorted(close, key=lambda c: not _abbreviates(word.lower(), c))   # stable: similarity order kept
+    return [folded[c] for c in close[:n]]
 
 
 def did_you_mean(unknown: Sequence[object], candidates: Iterable[object]) -> str:
@@ -456,7 +462,7 @@ class Data(Constraint):
 
 @dataclass(frozen=True)
 class Groups(Constraint):
-    """Groups of features: a list of non-empty lists of feature indices or names (checked later against the features)."""
+    """Groups of features: a list of lists of feature indices or names (read against the features later)."""
 
     def describe(self) -> str:
         return "a list of lists of feature indices or names, e.g. [[0, 1], [2]] or [['age', 'sex'], ['bmi']]"
@@ -500,6 +506,27 @@ class InstanceOf(Constraint):
         if not isinstance(value, self.types):
             raise _Refused
         return value
+
+
+@dataclass(frozen=True)
+class Checked(Constraint):
+    """A value checked by a function of its own (``check(value) -> value``, raising with its own message).
+
+    For parameters many entry points share and one checker already owns, e.g.
+    ``n_jobs`` (:func:`kernelxai.parallel.check_n_jobs`): declared here, refused there.
+    """
+
+    checker: Callable[[Any], Any] | None = None
+
+    def describe(self) -> str:
+        doc = (getattr(self.checker, "__doc__", None) or "").strip().splitlines()
+        return doc[0].rstrip(".") if doc else "a value its checker accepts"
+
+    def check(self, owner: str, name: str, value: Any) -> Any:
+        return self.checker(value)
+
+    def convert(self, value: Any, name: str) -> Any:
+        return self.checker(value)
 
 
 @dataclass(frozen=True)
@@ -686,6 +713,8 @@ class Declaration:
                         if new != "seed" or takes_seed}
         self.keywords = frozenset(self.names) | frozenset(self.constraints)
         #: (name, position in *args or None, constraint)
+        #: the defaults of the signature (what the consumers see for parameters not given)
+        self.defaults = {k: p.default for k, p in params.items() if p.default is not p.empty}
         #: the parameters that may be given by position (``self`` included), in order
         self.positional = tuple(k for k, p in params.items()
                                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
@@ -723,8 +752,7 @@ class Declaration:
     def _refuse_unknown(self, unknown: list[str], args: tuple, kwargs: dict) -> None:
         others = []
         if self.consumers is not None:
-            given = dict(zip(self.positional, args))
-            given.update(kwargs)
+            given = {**self.defaults, **dict(zip(self.positional, args)), **kwargs}
             others = list(self.consumers(given))
             taken = {n for _, names, *_ in others for n in names}
             unknown = [k for k in unknown if k not in taken]

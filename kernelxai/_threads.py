@@ -18,6 +18,17 @@ Finding the loaded libraries (reading ``/proc/self/maps``) takes ~3 ms, more
 than a small explanation; threadpoolctl >= 3.8 keeps one controller and finds
 them again only when the number of imported modules changes
 (``threadpoolctl.get_cached_controller``), which is used when present.
+
+Small problems wake no thread (#36): OpenBLAS itself keeps small products on the
+calling thread (below its own size thresholds), and the routes whose small
+factorisations it would share out (observational, GP-SHAP, the interventional
+worth table) hold BLAS to one thread with :func:`small_blas` /
+:func:`single_threaded_blas`. Entering and leaving that limit reads and sets
+each library's thread count with one C call (~20 us; threadpoolctl's
+``threadpool_limits`` gathers a full description of every library first, ~110 us,
+220 us after a rest). ``tests/test_thin_door.py`` checks that small calls after
+a rest wake no other thread; ``benchmarks/bench_overhead.py`` times them cold and
+warm.
 """
 
 from __future__ import annotations
@@ -36,15 +47,42 @@ if TYPE_CHECKING:
 __all__ = ["blas_threads", "single_threaded_blas", "small_blas", "with_helpers", "SMALL_SYSTEM"]
 
 _lock = threading.Lock()
-_active = {"depth": 0, "limiter": None}
+_active = {"depth": 0, "changed": []}
 
 
-def _limit_to_one():
-    """threadpoolctl's limiter at one thread: from the cached controller where threadpoolctl has one."""
+def _libraries() -> list:
+    """threadpoolctl's controllers of the loaded BLAS and OpenMP libraries.
+
+    From threadpoolctl's cached controller where it has one (>= 3.8); older versions find the
+    libraries anew (reading ``/proc/self/maps``, ~3 ms).
+    """
     cached = getattr(threadpoolctl, "get_cached_controller", None)
-    if cached is None:  # threadpoolctl < 3.8: find the libraries anew
-        return threadpoolctl.threadpool_limits(limits=1)
-    return cached().limit(limits=1)
+    controller = cached() if cached is not None else threadpoolctl.ThreadpoolController()
+    return controller.lib_controllers
+
+
+def _limit_to_one() -> list:
+    """Set every library that runs on more than one thread to one; return ``[(library, its limit)]``.
+
+    Each library's limit is read and set directly (one C call each, through threadpoolctl's
+    controllers): ``threadpoolctl.threadpool_limits`` gathers every library's full description
+    first, which took ~110 us to enter and leave, 220 us after a rest -- a fifth of a small
+    call's time. A library already on one thread is left alone, so a process held to one thread
+    (``OPENBLAS_NUM_THREADS=1``) pays nothing more.
+    """
+    changed = []
+    for library in _libraries():
+        limit = library.get_num_threads()
+        if limit is not None and limit != 1:
+            library.set_num_threads(1)
+            changed.append((library, limit))
+    return changed
+
+
+def _restore(changed: list) -> None:
+    """Set the libraries :func:`_limit_to_one` changed back to their limits."""
+    for library, limit in changed:
+        library.set_num_threads(limit)
 
 
 def _release_control():
@@ -98,8 +136,9 @@ def single_threaded_blas(enabled=True) -> Iterator[None]:
         return
     with _lock:
         if _active["depth"] == 0:
-            _active["limiter"] = _limit_to_one()
-            _release_control()
+            _active["changed"] = _limit_to_one()
+            if _active["changed"]:
+                _release_control()
         _active["depth"] += 1
     try:
         yield
@@ -107,9 +146,10 @@ def single_threaded_blas(enabled=True) -> Iterator[None]:
         with _lock:
             _active["depth"] -= 1
             if _active["depth"] == 0:
-                limiter, _active["limiter"] = _active["limiter"], None
-                limiter.restore_original_limits()
-                _release_control()
+                changed, _active["changed"] = _active["changed"], []
+                if changed:
+                    _restore(changed)
+                    _release_control()
 
 
 #: Below this many rows a linear system is small: its solves and products run on one BLAS thread.
@@ -161,9 +201,7 @@ def blas_threads() -> int:
     ...     blas_threads()
     1
     """
-    cached = getattr(threadpoolctl, "get_cached_controller", None)
-    info = cached().info() if cached is not None else threadpoolctl.threadpool_info()
-    counts = [int(lib.get("num_threads") or 1) for lib in info if lib.get("user_api") == "blas"]
+    counts = [int(library.get_num_threads() or 1) for library in _libraries() if library.user_api == "blas"]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(counts + [cores]) if counts else 1)
 

@@ -27,7 +27,7 @@ notebooks into nbgrader unchanged:
 
 Every solution region sits inside a function body, so the student version
 *runs*: defining the function works, calling it raises NotImplementedError,
-and ``kx.workbench.exercises.check`` reports that as a failed check instead of an
+and ``kx.exercises.check`` reports that as a failed check instead of an
 error. Hidden tests (``assert result``) exist only in the instructor
 version, where nbgrader's autograder runs them.
 

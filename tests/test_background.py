@@ -143,7 +143,7 @@ def test_subsample_shapes_names_and_no_repeats():
     assert kb.subsample(X, 1000, seed=0).shape == (1000, 4)
     with pytest.raises(ValueError, match=r"n must be at most the number of rows of X \(1000\); got 1001"):
         kb.subsample(X, 1001)
-    with pytest.raises(ValueError, match="n must be >= 1"):
+    with pytest.raises(ValueError, match="n=0 of kx.explainers.subsample must be an integer >= 1"):
         kb.subsample(X, 0)
 
 
@@ -215,7 +215,8 @@ def test_summary_points_are_a_background(cancer_svc):
 
 def test_summarize_refuses_bad_arguments():
     X = _clustered()[:30]
-    with pytest.raises(ValueError, match="unknown method 'random'; accepted: 'kmeans', 'herding'"):
+    with pytest.raises(ValueError,
+                       match="method='random' of kx.explainers.summarize must be one of 'kmeans', 'herding'"):
         kb.summarize(X, 5, method="random")
     with pytest.raises(ValueError, match="n must be at most the number of rows of X"):
         kb.summarize(X, 31)

@@ -18,10 +18,12 @@ import numpy as np
 import pytest
 
 import kernelxai as kx
-from kernelxai.estimators import _product as product
 from kernelxai._config import working_elements
-from kernelxai.estimators import get_estimator, _quadrature_kernel as quadrature_kernel, _quadrature_numba as quadrature_numba
-from kernelxai.estimators._term_tasks import PROBE_TERMS, nodes_for_all, probed
+from kernelxai.estimators import _product as product
+from kernelxai.estimators import _quadrature_kernel as quadrature_kernel
+from kernelxai.estimators import _quadrature_numba as quadrature_numba
+from kernelxai.estimators import get_estimator
+from kernelxai.estimators._term_tasks import PROBE_TERMS, NodeProbes
 from kernelxai.explainers._explain import build_game
 from kernelxai.games import SumOfProductGames
 from kernelxai.models import KernelExpansion
@@ -47,7 +49,7 @@ def kernel_counts(game, monkeypatch, counter="node_count", **kwargs):
         return q
 
     monkeypatch.setattr(module, counter, counting)
-    product.product_shapley(game, n_jobs=1, **kwargs)
+    product.product_sums(game, n_jobs=1, **kwargs)
     monkeypatch.setattr(module, counter, inner)
     return counts
 
@@ -117,18 +119,20 @@ def test_a_probe_that_saw_every_term_gives_the_route_its_count(general, monkeypa
 
     values, base = product.product_shapley(make(), n_jobs=1)   # no probe: the kernel counts
     game = make()
-    nodes, seen, _ = product.estimate_nodes_detail(game)       # all 400 terms fit in the probe
-    assert seen == 400 and nodes_for_all(game) == nodes
-    assert kernel_counts(game, monkeypatch) == []              # the route asks for no count
-    again, base_again = product.product_shapley(game, n_jobs=1)
-    np.testing.assert_array_equal(again, values)               # one task: the same count, same bits
-    np.testing.assert_array_equal(base_again, base)
-    # a probe that stopped short says nothing of the other terms; a changed game drops the count
+    probes = NodeProbes()                                      # a call's probes
+    found = probes.estimate(game)                              # all 400 terms fit in the probe
+    assert found.terms == 400 and found.complete and probes.nodes_for_all(game) == found.nodes
+    assert kernel_counts(game, monkeypatch, probes=probes) == []   # the route asks for no count
+    again = product.product_sums(game, n_jobs=1, probes=probes)
+    np.testing.assert_array_equal(again.values, values)        # one task: the same count, same bits
+    np.testing.assert_array_equal(again.base_values, base)
+    # a probe that stopped short says nothing of the other terms; another call's probes know nothing
     part = make()
-    product.estimate_nodes(part, max_terms=50)
-    assert nodes_for_all(part) is None
-    game._w = 2.0 * w
-    assert nodes_for_all(game) is None
+    short = NodeProbes()
+    assert not short.estimate(part, max_terms=50).complete
+    assert short.nodes_for_all(part) is None
+    assert NodeProbes().nodes_for_all(game) is None
+    assert vars(game).keys() == vars(make()).keys()            # nothing was written on the game
 
 
 def test_equal_factors_need_one_node_and_extreme_factors_all():
@@ -201,7 +205,7 @@ def rbf_game(d, n_train=60, n_x=3, value="functional_baseline", seed=0):
     X = rng.normal(size=(n_train, d))
     model = KernelExpansion(X, rng.normal(size=n_train), kx.kernels.RBF(math.sqrt(d)))
     background = None if value == "functional_baseline" else X[:10]
-    return build_game(model, rng.normal(size=(n_x, d)), value, background)[0]
+    return build_game(model, rng.normal(size=(n_x, d)), value, background).game
 
 
 @pytest.mark.parametrize("value", ["functional_baseline", "interventional"])
@@ -212,16 +216,17 @@ def test_cost_at_d200_is_several_times_below_the_ceil_d_half_figure(value):
         cost = kx.estimate_cost(game, "product")
     old = float(game.n_terms()) * game.n_instances * 6.0 * d * math.ceil(d / 2)
     assert cost["flops"] * 5 < old
-    q, seen, _ = product.estimate_nodes_detail(game)
+    found = product.estimate_nodes_detail(game)
+    q, seen = found.nodes, found.terms
     # at most 3 x 601 terms: within the probe's first 2^19 numbers, so it saw every term
     assert f", {q} Gauss-Legendre nodes (from all {seen} term(s))" in cost["detail"]
-    assert nodes_for_all(game) == q      # and the route takes its count from it
+    assert found.complete                # and the route of the same call takes its count from it
     # 50 points: several tasks, and more terms than the probe looks at
     large = rbf_game(d, n_x=50, value=value)
     detail = kx.estimate_cost(large, "product")["detail"]
     assert "Gauss-Legendre nodes (estimated from the first" in detail
     assert "others may need up to ceil(d/2) = 100" in detail
-    assert nodes_for_all(large) is None
+    assert not product.estimate_nodes_detail(large).complete
     # the count per term: d (7 + 5 q) with absent factors 1, d (17 + 5 q) otherwise
     # (plus forming the terms: the game's kernel evaluations)
     fixed = 7.0 if value == "functional_baseline" else 17.0
@@ -246,7 +251,7 @@ def test_the_papers_routes_keep_their_cubic_cost():
         assert kx.estimate_cost(game, "newton")["flops"] == pytest.approx(terms * 4.0 * 30**3 + formed)
 
 
-def test_the_estimate_is_cached_on_the_game_and_not_stale():
+def test_the_estimate_is_kept_by_the_call_not_on_the_game():
     rng = np.random.default_rng(6)
     game = random_game(rng, 40, 200, spread=0.05)
     calls = []
@@ -257,17 +262,16 @@ def test_the_estimate_is_cached_on_the_game_and_not_stale():
         return inner(*args, **kwargs)
 
     game.iter_terms = counting
+    before = dict(vars(game))
     first = kx.estimate_cost(game, "product")
-    assert kx.estimate_cost(game, "product") == first
+    assert kx.estimate_cost(game, "product") == first and len(calls) == 2   # each call probes afresh
     assert kx.shapley_values(game, "product").meta["estimated_seconds"] == first["seconds"]
-    assert len(calls) == 1  # the probe saw the whole game (one task): the route takes its tasks (#25)
-    # rebinding the factors drops the cache: the new factors need more nodes
+    assert len(calls) == 3  # the call's probe saw the whole game (one task): its route took the tasks (#25)
+    assert vars(game).keys() == before.keys() and all(vars(game)[k] is v for k, v in before.items())
+    # a changed game is probed as it is now: the new factors need more nodes
     q = product.estimate_nodes(game)
     game._a = np.exp(-3.0 * rng.random(game._a.shape))
     assert product.estimate_nodes(game) > q
-    assert len(calls) == 2
-    kx.shapley_values(game, "product")
-    assert len(calls) == 2
 
 
 @pytest.mark.parametrize("value", ["functional_baseline", "interventional"])
@@ -277,16 +281,21 @@ def test_a_probed_small_game_gives_the_same_bits_from_the_probes_tasks(value):
     calls = []
     inner = probed_game.iter_terms
     probed_game.iter_terms = lambda *a, **k: calls.append(1) or inner(*a, **k)
-    q = product.estimate_nodes(probed_game)
-    nodes, tasks = probed(probed_game, working_elements(8), product.WORK_ELEMENTS)
-    assert nodes == q and tasks and calls == [1]
-    with_probe = product.product_shapley(probed_game)
+    probes = NodeProbes()   # the call's
+    q = probes.estimate(probed_game).nodes
+    tasks = probes.tasks(probed_game, working_elements(8), product.WORK_ELEMENTS)
+    assert probes.nodes_for_all(probed_game) == q and tasks and calls == [1]
+    with_probe = product.product_sums(probed_game, probes=probes)
     assert calls == [1]     # the route asked the game for nothing
-    without = product.product_shapley(fresh_game)
-    assert np.array_equal(with_probe[0], without[0]) and np.array_equal(with_probe[1], without[1])
+    without = product.product_sums(fresh_game)
+    assert np.array_equal(with_probe.values, without.values)
+    assert np.array_equal(with_probe.base_values, without.base_values)
     # another block size: the route forms its own tasks
-    product.product_shapley(probed_game, max_elements=working_elements(8) // 2)
+    product.product_sums(probed_game, max_elements=working_elements(8) // 2, probes=probes)
     assert calls == [1, 1]
+    # and kx.explain's call does the same with probes of its own: one pass over the terms
+    with_explain = kx.shapley_values(probed_game, "product")
+    assert calls == [1, 1, 1] and np.array_equal(with_explain.values, without.values)
 
 
 # --------------------------------------------------------------------------- #
@@ -338,7 +347,7 @@ def test_the_calibration_is_cached_and_overridden_by_flops_per_second():
     assert first["touch_seconds"] > 0
     big = 2**23   # 64 MiB arrays: fresh pages; small ones come from memory the allocator keeps
     assert fresh_numbers(1e6, big) == pytest.approx(1e6 * first["touch_seconds"] * first["elementwise_per_second"])
-    assert fresh_numbers(1e6, 1e5) == 0.0
+    assert fresh_numbers(1e6, 1e3) == 0.0     # 8 KB arrays: reused, primed or not (tests/test_memory.py)
     with kx.config_context(flops_per_second=1e9):
         assert fresh_numbers(1e6, big) == 1e6 * FRESH_OPS
     with kx.config_context(flops_per_second=1e9):

@@ -134,7 +134,7 @@ def test_every_page_is_checked():
     # the list is not empty and holds the main entry points (a broken enumeration would pass vacuously)
     names = {n for n, _ in OBJECTS}
     assert {"kernelxai.explain", "kernelxai.Explanation", "kernelxai.explain_gp"} <= names
-    assert len(names) > 200
+    assert len(names) > 100   # the curated surface (#36): about 190 classes and functions
 
 
 def test_the_checker_finds_what_is_missing():

@@ -1,4 +1,4 @@
-"""kx.workbench.exercises and the exercise notebooks (notebooks/exercises/).
+"""kx.exercises and the exercise notebooks (notebooks/exercises/).
 
 * The checks: right answers (written here by brute force, independently of
   kernelxai) pass on many random draws; hard-coded answers, unanswered stubs,

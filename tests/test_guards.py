@@ -159,7 +159,7 @@ def test_groups_by_feature_name():
     by_name = kx.explain(model, X[:3], groups=[["x0", "x1"], ["x2"]])
     by_index = kx.explain(model, X[:3], groups=[[0, 1], [2]])
     np.testing.assert_array_equal(by_name.values, by_index.values)
-    with pytest.raises(ValueError, match="groups must be a list of lists"):
+    with pytest.raises(ValueError, match="groups='x0' of kx.explain must be a list of lists"):
         kx.explain(model, X[:3], groups="x0")
 
 

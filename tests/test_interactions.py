@@ -406,7 +406,7 @@ def test_index_spellings_and_errors():
         kx.shapley_interactions(game, method="exact", budget=10)
     with pytest.raises(InvalidOptionError, match="too small"):
         kx.shapley_interactions(_nonproduct_game(d=12, n=1), method="sampled", budget=30)
-    with pytest.raises(TypeError, match="needs a kernelxai Game"):
+    with pytest.raises(TypeError, match="of kx.shapley_interactions must be a kernelxai Game"):
         kx.shapley_interactions(np.zeros(8))
     unknown = "'etta' is not an argument of kx.explain_interactions.*It accepts: budget"
     with pytest.raises(InvalidOptionError, match=unknown):

@@ -27,7 +27,7 @@ PACKAGE = "kernelxai"
 #: progress bar and the Explanation. ``kernelxai/__init__.py`` (the public names) re-exports every
 #: stage, so it is the top: nothing in the library may import it.
 STAGES = [
-    ("ground", ["_config", "_validation", "_threads", "_calibration", "_linalg", "_aliases", "_memory"]),
+    ("ground", ["_config", "_validation", "_params", "_threads", "_calibration", "_linalg", "_memory"]),
     ("explanation", ["explanation"]),
     ("kernels", ["kernels"]),
     ("games", ["games"]),
@@ -46,11 +46,10 @@ STAGES = [
     ("the public names (kernelxai/__init__.py)", [""]),
 ]
 
-#: Left out of the cycle check: they only re-export. ``kernelxai/__init__.py`` imports every stage
+#: Left out of the cycle check: it only re-exports. ``kernelxai/__init__.py`` imports every stage
 #: for the public names (any module importing it back is already a layer violation, reported by
-#: the layer test); ``kernelxai/_aliases.py`` maps the flat paths of kernelxai 0.1 to the modules
-#: that hold their code now, through ``importlib`` (no ``import`` statement of kernelxai).
-NOT_IN_CYCLE_CHECK = {PACKAGE, f"{PACKAGE}._aliases"}
+#: the layer test).
+NOT_IN_CYCLE_CHECK = {PACKAGE}
 
 
 # --------------------------------------------------------------------------- #
@@ -269,3 +268,33 @@ def test_every_module_imports_only_its_own_stage_and_below():
                                   f"stage {own[1]!r} imports stage {theirs[1]!r} above it")
     assert not violations, ("imports that go up the stages (order in tests/test_layers.py STAGES):\n"
                             + "\n".join(sorted(violations)))
+
+
+def contributing_stages() -> list[list[str]]:
+    """The stages of CONTRIBUTING.md's picture, lowest first, as the folders and files of each row.
+
+    The picture is the first code block under "The flow and the folders"; a stage row names its
+    folders (``games/``, ``models/convert/``) or files (``widgets.py``) before the "takes" column,
+    and the ground floor's files span the rows at the top (merged into one stage here).
+    """
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    block = text.split("## The flow and the folders", 1)[1].split("```", 2)[1]
+    stages: list[list[str]] = []
+    for line in block.splitlines():
+        head = line[:31]
+        names = [t.removesuffix("/").removesuffix(".py").replace("/", ".") for t in head.split()
+                 if t.endswith("/") or t.endswith(".py")]
+        if not names:
+            continue
+        if stages and all(n.startswith("_") for n in names) and all(n.startswith("_") for n in stages[-1]):
+            stages[-1] += names
+        else:
+            stages.append(names)
+    return stages
+
+
+def test_contributing_shows_the_same_stage_order():
+    expected = [sorted(folders) for _, folders in STAGES if folders != [""]]
+    shown = [sorted(names) for names in contributing_stages()]
+    assert shown == expected, ("CONTRIBUTING.md's picture of the stages and STAGES of tests/test_layers.py "
+                               f"disagree:\n  CONTRIBUTING.md: {shown}\n  STAGES:          {expected}")

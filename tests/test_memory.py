@@ -1,47 +1,91 @@
-"""Large temporaries from reused memory: the allocator's threshold raised at import (#25)."""
+"""Large temporaries from reused memory when the user primes the allocator (#25), never at import (#36)."""
 
+import json
 import os
-import platform
 import subprocess
 import sys
 
 import pytest
 
-import kernelxai as kx
-from kernelxai._memory import prime_allocator
+from kernelxai import _memory
+from kernelxai._calibration import fresh_numbers
+
+glibc_only = pytest.mark.skipif(not _memory.glibc(), reason="glibc's adaptive mmap threshold")
 
 _FAULTS = """
-import resource, numpy as np
+import resource, sys, numpy as np
 import kernelxai
+from kernelxai import _memory
+primed = _memory.prime_allocator() if sys.argv[1] == "prime" else False
 x = np.random.default_rng(0).random(2**19)          # 4 MiB
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 for _ in range(20):
     a = x * 2.0; b = a + 1.0; c = b * a              # three 4 MiB temporaries alive at once
     del a, b, c
-print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 20)
+print(primed, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 20)
 """
 
 
-def _faults_per_round(prime):
-    env = dict(os.environ, KERNELXAI_PRIME_ALLOCATOR="1" if prime else "0")
-    out = subprocess.run([sys.executable, "-c", _FAULTS], env=env, capture_output=True, text=True, check=True)
-    return float(out.stdout.strip())
+def _run(script, *args, env=None):
+    out = subprocess.run([sys.executable, "-c", script, *args], env=dict(os.environ, **(env or {})),
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip()
 
 
-@pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc",
-                    reason="glibc's adaptive mmap threshold")
-def test_importing_kernelxai_lets_large_temporaries_reuse_memory():
-    primed, unprimed = _faults_per_round(True), _faults_per_round(False)
-    # unprimed: every 4 MiB temporary is mapped afresh (~1,000 faults each, fewer with huge pages)
-    assert primed * 5 < unprimed and unprimed > 500, (primed, unprimed)
+@glibc_only
+def test_priming_lets_large_temporaries_reuse_memory():
+    primed, faults_primed = _run(_FAULTS, "prime").split()
+    not_primed, faults = _run(_FAULTS, "no").split()
+    assert primed == "True" and not_primed == "False"
+    # not primed (importing kernelxai does not prime): every 4 MiB temporary is mapped afresh
+    # (~1,000 faults each, fewer with huge pages)
+    assert float(faults_primed) * 5 < float(faults) and float(faults) > 500, (faults_primed, faults)
 
 
-def test_priming_is_done_once_and_can_be_switched_off(monkeypatch):
-    assert prime_allocator() is False                       # done when kernelxai was imported
-    import kernelxai._memory as memory
-    monkeypatch.setattr(memory, "_primed", False)
-    monkeypatch.setenv("KERNELXAI_PRIME_ALLOCATOR", "0")
-    assert memory.prime_allocator() is False
-    monkeypatch.setenv("KERNELXAI_PRIME_ALLOCATOR", "1")
-    assert memory.prime_allocator() is True and memory.prime_allocator() is False
-    assert kx.calibrate()["touch_seconds"] > 0
+_PRICING = """
+import json
+import kernelxai as kx
+from kernelxai import _memory
+from kernelxai._calibration import fresh_numbers
+report = {"import": [_memory.primed(), _memory.reused_bytes(), fresh_numbers(1e6, 1e5)]}
+report["prime"] = [kx.prime_allocator() if hasattr(kx, "prime_allocator") else _memory.prime_allocator()]
+report["again"] = [_memory.prime_allocator()]
+report["after"] = [_memory.primed(), _memory.reused_bytes(), fresh_numbers(1e6, 1e5), fresh_numbers(1e6, 2**23)]
+print(json.dumps(report))
+"""
+
+
+@glibc_only
+def test_priming_is_the_users_choice_done_once_and_priced():
+    report = json.loads(_run(_PRICING))
+    primed, reused, cost = report["import"]
+    # after import: not primed; 800 KB arrays are above glibc's starting threshold, priced as fresh pages
+    assert primed is False and reused == _memory.DEFAULT_THRESHOLD and cost > 0
+    assert report["prime"] == [True] and report["again"] == [False]
+    primed, reused, small, big = report["after"]
+    assert primed is True and reused == _memory.PRIMED_BYTES
+    assert small == 0.0 and big > 0           # up to 24 MiB reused; 64 MiB arrays still fresh pages
+
+
+@glibc_only
+def test_a_fixed_threshold_is_not_taken_for_primed():
+    """With the threshold fixed by the environment glibc never raises it: priming fails, and says so."""
+    report = json.loads(_run(_PRICING, env={"MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}))
+    assert report["prime"] == [False]
+    primed, reused, small, _ = report["after"]
+    assert primed is False and reused == _memory.DEFAULT_THRESHOLD and small > 0
+
+
+def test_other_allocators_are_left_alone(monkeypatch):
+    monkeypatch.setattr(_memory, "glibc", lambda: False)
+    monkeypatch.setattr(_memory, "_state", {"primed": False})
+    assert _memory.prime_allocator() is False
+    assert _memory.primed() is False and _memory.reused_bytes() == _memory.DEFAULT_THRESHOLD
+    assert fresh_numbers(1e6, 1e5) > 0        # 800 KB arrays: fresh pages without priming
+
+
+def test_pricing_follows_the_state_at_the_time(monkeypatch):
+    monkeypatch.setattr(_memory, "_state", {"primed": True})
+    assert fresh_numbers(1e6, 1e5) == 0.0 and fresh_numbers(1e6, 2**23) > 0
+    monkeypatch.setattr(_memory, "_state", {"primed": False})
+    assert fresh_numbers(1e6, 1e5) > 0 and fresh_numbers(1e3, 1e3) == 0.0

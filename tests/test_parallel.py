@@ -28,6 +28,7 @@ import pytest
 from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
+from kernelxai.parallel import _runner
 from kernelxai import parallel
 from kernelxai.parallel import _reductions as reductions
 
@@ -338,7 +339,7 @@ def small_parts(monkeypatch):
 
     def spy(fn, rows, slices, shared, n_jobs, config):
         if fn.__name__ in REDUCTIONS:
-            seen.append((len(slices), parallel.execution(n_jobs, len(slices))[0]))
+            seen.append((len(slices), _runner.execution(n_jobs, len(slices))[0]))
         return original(fn, rows, slices, shared, n_jobs, config)
 
     monkeypatch.setattr(reductions, "in_order", spy)

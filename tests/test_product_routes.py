@@ -310,11 +310,11 @@ def test_games_count_the_terms_they_yield_and_a_zero_intercept_is_none(intercept
 
 def test_terms_alike_in_every_coalition_are_not_node_counted():
     """An intercept (a = c = 1) needs no quadrature: a game of it alone has one node, and it adds to v(empty) only."""
-    from kernelxai.estimators._term_tasks import alike_everywhere, node_probe
+    from kernelxai.estimators._term_tasks import alike_everywhere, estimate_nodes
 
     g = kx.ProductGame(np.ones((1, 1, 30)), np.ones((1, 1, 30)), [[2.5]])
     assert alike_everywhere(np.array([2.5]), np.ones((1, 30)), None)
     assert not alike_everywhere(np.ones(5), np.ones((5, 30)), None)        # more than FEW_TERMS: not looked at
-    assert node_probe(g)[0] == 1
+    assert estimate_nodes(g) == 1
     values, base = product_shapley(g)
     assert np.all(values == 0.0) and base[0] == 2.5

@@ -70,7 +70,7 @@ def test_quiet_below_progress_after_and_when_off(bars, config):
 @pytest.mark.parametrize("method", ["exact", "product"])
 def test_explicit_progress_false_is_quiet(bars, method):
     model, X = small_model()
-    game = build_game(model, X[:3], value="interventional", background=X[:10])[0]
+    game = build_game(model, X[:3], value="interventional", background=X[:10]).game
     with kx.config_context(progress=True):
         kx.shapley_values(game, method=method, progress=False)
     assert bars == []

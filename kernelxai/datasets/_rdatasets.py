@@ -54,14 +54,13 @@ def archive_path() -> Path:
     --------
     With the ``papers-data`` extra installed:
 
-    >>> from kernelxai.datasets import rdatasets
-    >>> rdatasets.archive_path().name  # doctest: +SKIP
+    >>> archive_path().name  # doctest: +SKIP
     'resources.tar.gz'
 
     Code that works either way catches the ``ImportError``:
 
     >>> try:
-    ...     path = rdatasets.archive_path()
+    ...     path = archive_path()
     ... except ImportError:
     ...     path = None
     >>> path is None or path.name == "resources.tar.gz"
@@ -126,8 +125,7 @@ def read_rdataset(package, item) -> pd.DataFrame:
     --------
     Needs the ``papers-data`` extra (``pydataset``):
 
-    >>> from kernelxai.datasets import rdatasets
-    >>> rdatasets.read_rdataset("MASS", "Pima.tr").shape  # doctest: +SKIP
+    >>> read_rdataset("MASS", "Pima.tr").shape  # doctest: +SKIP
     (200, 8)
     """
     frame = _read_member(str(archive_path()), str(package), str(item))

@@ -41,9 +41,9 @@ __all__ = [
 # §5.1, Experiment 1: exact vs regression estimates
 # --------------------------------------------------------------------------- #
 def linear_regression(n=1000, d=10, noise=0.1, seed=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """PKeX Exp. 1: X ~ N(0, I_d), y = X beta + N(0, noise^2).
+    r"""PKeX Exp. 1: :math:`X \sim \mathcal{N}(0, I_d)`, :math:`y = X\beta + \mathcal{N}(0, \text{noise}^2)`.
 
-    The paper does not give beta; here beta_j ~ N(0, 1), drawn from the same
+    The paper does not give :math:`\beta`; here :math:`\beta_j \sim \mathcal{N}(0, 1)`, drawn from the same
     generator after X.
 
     Parameters
@@ -97,14 +97,14 @@ TARGETS = ("poly5", "poly10", "sqexp")
 
 def active_features(n=1000, d=50, n_active=17, target="poly5",
                     seed=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """PKeX Exp. 2: only the first ``n_active`` of ``d`` features drive the target.
+    r"""PKeX Exp. 2: only the first ``n_active`` of ``d`` features drive the target.
 
     The paper names the targets (a degree-5 polynomial, a degree-10 polynomial
-    and y = exp(sum_{i in S} x_i^2)) but not the input distribution or the
-    polynomials' coefficients. Here X ~ U(-1, 1)^d (bounded, so that the
+    and :math:`y = \exp\big(\sum_{i \in S} x_i^2\big)`) but not the input distribution or the
+    polynomials' coefficients. Here :math:`X \sim U(-1, 1)^d` (bounded, so that the
     high-degree polynomial and the exponential stay finite and not dominated
-    by a few points), and the degree-p polynomial is
-    y = sum_{i in S} sum_{k=1}^p c_ik x_i^k with c_ik ~ N(0, 1). The target is
+    by a few points), and the degree-:math:`p` polynomial is
+    :math:`y = \sum_{i \in S} \sum_{k=1}^p c_{ik} x_i^k` with :math:`c_{ik} \sim \mathcal{N}(0, 1)`. The target is
     returned unstandardised.
 
     Parameters
@@ -116,7 +116,7 @@ def active_features(n=1000, d=50, n_active=17, target="poly5",
     n_active : int, default 17
         Number of active features (the first ones), from 1 to ``d``.
     target : {"poly5", "poly10", "sqexp"}, default "poly5"
-        The degree-5 or degree-10 polynomial, or ``exp(sum_{i in S} x_i^2)``.
+        The degree-5 or degree-10 polynomial, or :math:`\exp\big(\sum_{i \in S} x_i^2\big)`.
     seed : None, int or numpy.random.Generator, optional
         Source of randomness (inputs, then polynomial coefficients).
 

@@ -1,11 +1,11 @@
-"""Synthetic designs of the RKHS-SHAP experiments (Chau et al., NeurIPS 2022).
+r"""Synthetic designs of the RKHS-SHAP experiments (Chau et al., NeurIPS 2022).
 
-* :func:`banana` -- the Banana distribution B(1/b, v) of Exp. 1 and 2 (supplement
+* :func:`banana` -- the Banana distribution :math:`B(1/b, v)` of Exp. 1 and 2 (supplement
   E.1) and its regression function, with the exact ground-truth Shapley values
   :func:`banana_shapley`.
 * :func:`correlated_gaussian` -- the Gaussian design of Exp. 3 and 4 (covariate
-  shift and fairness): d = 5, unit variances, corr(X4, X5) = 0.9,
-  y = x'beta with beta = (1, 2, 3, 4, 10); :func:`shift_feature` adds the
+  shift and fairness): :math:`d = 5`, unit variances, :math:`\operatorname{corr}(X_4, X_5) = 0.9`,
+  :math:`y = x^\top\beta` with :math:`\beta = (1, 2, 3, 4, 10)`; :func:`shift_feature` adds the
   test-time noise on one feature.
 """
 
@@ -33,10 +33,11 @@ def _check_b_v(b, v):
 
 
 def banana(n=3000, b=1.0, v=10.0, *, noise=0.0, seed=None) -> tuple[np.ndarray, np.ndarray]:
-    """Sample the Banana distribution and the regression target.
+    r"""Sample the Banana distribution and the regression target.
 
-    Z ~ N(0, diag(v, 1)); X1 = Z1, X2 = (Z1^2 - v)/b + Z2;
-    y = f(X) + noise * eps with f(x) = (x1^2 - v)/b + x2 (supplement E.1).
+    :math:`Z \sim \mathcal{N}\big(0, \operatorname{diag}(v, 1)\big)`; :math:`X_1 = Z_1`,
+    :math:`X_2 = (Z_1^2 - v)/b + Z_2`; :math:`y = f(X) + \text{noise}\cdot\varepsilon` with
+    :math:`f(x) = (x_1^2 - v)/b + x_2` (supplement E.1).
 
     Parameters
     ----------
@@ -88,7 +89,7 @@ def banana(n=3000, b=1.0, v=10.0, *, noise=0.0, seed=None) -> tuple[np.ndarray, 
 
 
 def banana_function(X, b, v=10.0) -> np.ndarray:
-    """f(x) = (x1^2 - v)/b + x2, the Banana regression function.
+    r""":math:`f(x) = (x_1^2 - v)/b + x_2`, the Banana regression function.
 
     Parameters
     ----------
@@ -121,21 +122,23 @@ def banana_function(X, b, v=10.0) -> np.ndarray:
 
 
 def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elements=2**22) -> np.ndarray:
-    """E[U | X2 = x2] with U = (Z1^2 - v)/b, by composite Gauss-Legendre quadrature.
+    r""":math:`\mathbb{E}[U \mid X_2 = x_2]` with :math:`U = (Z_1^2 - v)/b`, by composite Gauss-Legendre quadrature.
 
-    X2 = U + Z2 with Z2 ~ N(0, 1) independent of Z1 ~ N(0, v), so
+    :math:`X_2 = U + Z_2` with :math:`Z_2 \sim \mathcal{N}(0, 1)` independent of :math:`Z_1 \sim \mathcal{N}(0, v)`, so
 
-        E[U | x2] = int u(z) phi(x2 - u(z)) p(z) dz / int phi(x2 - u(z)) p(z) dz.
+    .. math::
+        \mathbb{E}[U \mid x_2] = \frac{\int u(z)\, \varphi\big(x_2 - u(z)\big)\, p(z)\, dz}
+                                      {\int \varphi\big(x_2 - u(z)\big)\, p(z)\, dz}.
 
-    The integrand is even in z; with z = sqrt(v) s, s >= 0, the weight is
-    exp(-s^2/2 - (x2 - u)^2/2) with u = v (s^2 - 1)/b. Its peak in s has width
-    about b / (2 v s), narrow for small b, so the panels are four times narrower
+    The integrand is even in :math:`z`; with :math:`z = \sqrt{v}\, s`, :math:`s \ge 0`, the weight is
+    :math:`\exp\big(-s^2/2 - (x_2 - u)^2/2\big)` with :math:`u = v (s^2 - 1)/b`. Its peak in :math:`s` has width
+    about :math:`b / (2 v s)`, narrow for small :math:`b`, so the panels are four times narrower
     than that where they are (``panel_width`` fixes one width instead),
-    ``order`` nodes per panel, over s in [0, max(9, s* + 1 + min(10 b / v, 9))]
-    with s* = sqrt(1 + b max(x2) / v).
+    ``order`` nodes per panel, over :math:`s \in \big[0, \max(9, s^* + 1 + \min(10 b / v, 9))\big]`
+    with :math:`s^* = \sqrt{1 + b \max(x_2) / v}`.
     Weights are combined in log space (no underflow).
-    (The paper replaces this by x2, which is accurate only when
-    Var U = 2 v^2 / b^2 is large.)
+    (The paper replaces this by :math:`x_2`, which is accurate only when
+    :math:`\operatorname{Var} U = 2 v^2 / b^2` is large.)
 
     Parameters
     ----------
@@ -205,16 +208,18 @@ def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elemen
 
 
 def banana_shapley(X, b, v=10.0, kind="interventional") -> np.ndarray:
-    """Ground-truth Shapley values of f on the Banana distribution.
+    r"""Ground-truth Shapley values of f on the Banana distribution.
 
-    With U = (x1^2 - v)/b:
+    With :math:`U = (x_1^2 - v)/b`:
 
-    * ``"interventional"``: phi = (U, x2) (supplement E.1, exact);
-    * ``"observational"``: v(empty) = 0, v({1}) = 2U, v({2}) = x2 + E[U | X2 = x2],
-      v(D) = f(x), so phi1 = (3U - E[U | x2]) / 2 and phi2 = (2 x2 + E[U | x2] - U) / 2,
-      with E[U | x2] from :func:`banana_conditional_u` (exact);
+    * ``"interventional"``: :math:`\phi = (U, x_2)` (supplement E.1, exact);
+    * ``"observational"``: :math:`v(\emptyset) = 0`, :math:`v(\{1\}) = 2U`,
+      :math:`v(\{2\}) = x_2 + \mathbb{E}[U \mid X_2 = x_2]`, :math:`v(D) = f(x)`, so
+      :math:`\phi_1 = (3U - \mathbb{E}[U \mid x_2]) / 2` and :math:`\phi_2 = (2 x_2 + \mathbb{E}[U \mid x_2] - U) / 2`,
+      with :math:`\mathbb{E}[U \mid x_2]` from :func:`banana_conditional_u` (exact);
     * ``"observational_paper"``: the supplement's closed form
-      phi1 = (3U - x2)/2, phi2 = (3 x2 - U)/2, which assumes E[U | X2 = x2] = x2.
+      :math:`\phi_1 = (3U - x_2)/2`, :math:`\phi_2 = (3 x_2 - U)/2`, which assumes
+      :math:`\mathbb{E}[U \mid X_2 = x_2] = x_2`.
 
     Parameters
     ----------
@@ -263,11 +268,11 @@ def banana_shapley(X, b, v=10.0, kind="interventional") -> np.ndarray:
 
 def correlated_gaussian(n=3000, *, rho=0.9, beta=(1.0, 2.0, 3.0, 4.0, 10.0), noise=0.0,
                         seed=None) -> tuple[np.ndarray, np.ndarray]:
-    """The Gaussian design of RKHS-SHAP Exp. 3 and 4.
+    r"""The Gaussian design of RKHS-SHAP Exp. 3 and 4.
 
-    X ~ N(0, Sigma) with Sigma_ii = 1 and Sigma_45 = Sigma_54 = rho (features 4
-    and 5, zero-based columns 3 and 4; X5 is the sensitive feature of Exp. 4
-    and X4 its correlated proxy), y = X beta (+ noise * eps).
+    :math:`X \sim \mathcal{N}(0, \Sigma)` with :math:`\Sigma_{ii} = 1` and :math:`\Sigma_{45} = \Sigma_{54} = \rho` (features 4
+    and 5, zero-based columns 3 and 4; :math:`X_5` is the sensitive feature of Exp. 4
+    and :math:`X_4` its correlated proxy), :math:`y = X\beta` (:math:`+\, \text{noise}\cdot\varepsilon`).
 
     Parameters
     ----------
@@ -320,7 +325,7 @@ def correlated_gaussian(n=3000, *, rho=0.9, beta=(1.0, 2.0, 3.0, 4.0, 10.0), noi
 
 
 def shift_feature(X, sigma, feature=4, seed=None) -> np.ndarray:
-    """X with N(0, sigma^2) noise added to one column (Exp. 3's test-time shift of X5).
+    r"""X with :math:`\mathcal{N}(0, \sigma^2)` noise added to one column (Exp. 3's test-time shift of X5).
 
     Parameters
     ----------

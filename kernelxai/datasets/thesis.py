@@ -1,24 +1,27 @@
-"""The uncertainty-pipeline design of the thesis (ch. 3, "Statement of the problem").
+r"""The uncertainty-pipeline design of the thesis (ch. 3, "Statement of the problem").
 
-Two features drawn from a bivariate normal with correlation alpha,
+Two features drawn from a bivariate normal with correlation :math:`\alpha`,
 
-    X ~ N(0, [[1, alpha], [alpha, 1]]),
+.. math::
+    X \sim \mathcal{N}\left(0, \begin{pmatrix} 1 & \alpha \\ \alpha & 1 \end{pmatrix}\right),
 
-and a model with an interaction knob beta and a non-linearity knob gamma,
+and a model with an interaction knob :math:`\beta` and a non-linearity knob :math:`\gamma`,
 
-    f(x) = (1 - beta)(x1 + x2) + beta x1 x2 + gamma (x1^2 + x2^2).
+.. math::
+    f(x) = (1 - \beta)(x_1 + x_2) + \beta x_1 x_2 + \gamma (x_1^2 + x_2^2).
 
-The fourth knob, sigma, is the number of perturbation samples an explainer
+The fourth knob, :math:`\sigma`, is the number of perturbation samples an explainer
 draws; it lives in the notebook, not here.
 
-Because the data are Gaussian and f is quadratic, both value functions have
+Because the data are Gaussian and :math:`f` is quadratic, both value functions have
 closed forms, used as ground truth:
 
-* interventional, v(S) = E f(x_S, X_{S^c}) with X_{S^c} from its marginal:
-  v({1}) = (1 - beta) x1 + gamma (x1^2 + 1), and v(empty) = E f(X) = beta alpha + 2 gamma;
-* observational, v(S) = E[f(X) | X_S = x_S], with
-  E[X2 | x1] = alpha x1 and E[X2^2 | x1] = alpha^2 x1^2 + 1 - alpha^2:
-  v({1}) = (1 - beta)(1 + alpha) x1 + beta alpha x1^2 + gamma ((1 + alpha^2) x1^2 + 1 - alpha^2).
+* interventional, :math:`v(S) = \mathbb{E} f(x_S, X_{S^c})` with :math:`X_{S^c}` from its marginal:
+  :math:`v(\{1\}) = (1 - \beta) x_1 + \gamma (x_1^2 + 1)`, and
+  :math:`v(\emptyset) = \mathbb{E} f(X) = \beta\alpha + 2\gamma`;
+* observational, :math:`v(S) = \mathbb{E}[f(X) \mid X_S = x_S]`, with
+  :math:`\mathbb{E}[X_2 \mid x_1] = \alpha x_1` and :math:`\mathbb{E}[X_2^2 \mid x_1] = \alpha^2 x_1^2 + 1 - \alpha^2`:
+  :math:`v(\{1\}) = (1 - \beta)(1 + \alpha) x_1 + \beta\alpha x_1^2 + \gamma \big((1 + \alpha^2) x_1^2 + 1 - \alpha^2\big)`.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def _check_alpha(alpha):
 
 
 def thesis_sample(n, alpha, seed=None) -> np.ndarray:
-    """n draws of X ~ N(0, [[1, alpha], [alpha, 1]]) (thesis ch. 3), shape (n, 2).
+    r""":math:`n` draws of :math:`X \sim \mathcal{N}\left(0, \left(\begin{smallmatrix} 1 & \alpha \\ \alpha & 1 \end{smallmatrix}\right)\right)` (thesis ch. 3), shape (n, 2).
 
     Parameters
     ----------
@@ -83,7 +86,7 @@ def thesis_sample(n, alpha, seed=None) -> np.ndarray:
 
 
 def thesis_model(beta, gamma) -> Callable[[np.ndarray], np.ndarray]:
-    """f(x) = (1 - beta)(x1 + x2) + beta x1 x2 + gamma (x1^2 + x2^2) as a function of X (m, 2).
+    r""":math:`f(x) = (1 - \beta)(x_1 + x_2) + \beta x_1 x_2 + \gamma (x_1^2 + x_2^2)` as a function of X (m, 2).
 
     Parameters
     ----------

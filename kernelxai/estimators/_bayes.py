@@ -28,11 +28,11 @@ MAX_FORECAST = 2**53
 
 
 def coalition_second_moment(d) -> np.ndarray:
-    """M = E[z z^T] for coalitions z drawn from the Shapley kernel (sizes 1..d-1).
+    r""":math:`M = \mathbb{E}[z z^\top]` for coalitions :math:`z` drawn from the Shapley kernel (sizes 1..d-1).
 
-    The diagonal is E[s]/d = 1/2, every off-diagonal entry E[s(s-1)]/(d(d-1)).
-    Bayesian SHAP's default prior precision is this matrix: the information
-    about phi carried by one coalition drawn from the kernel.
+    The diagonal is :math:`\mathbb{E}[s]/d = 1/2`, every off-diagonal entry
+    :math:`\mathbb{E}[s(s-1)] / \big(d(d-1)\big)`. Bayesian SHAP's default prior precision is this
+    matrix: the information about :math:`\phi` carried by one coalition drawn from the kernel.
 
     Parameters
     ----------
@@ -65,16 +65,16 @@ def coalition_second_moment(d) -> np.ndarray:
 
 
 class BayesPosterior:
-    """The normal-scaled-inverse-chi^2 posterior of a weighted Bayesian linear regression.
+    r"""The normal-scaled-inverse-:math:`\chi^2` posterior of a weighted Bayesian linear regression.
 
     Attributes
     ----------
     mean : ndarray (p, n)
-        Posterior mean phi-hat of each of the n response columns.
+        Posterior mean :math:`\hat\phi` of each of the n response columns.
     V : ndarray (p, p)
-        phi | sigma^2 ~ N(mean, sigma^2 V) (shared by all columns).
+        :math:`\phi \mid \sigma^2 \sim \mathcal{N}(\text{mean}, \sigma^2 V)` (shared by all columns).
     s2 : ndarray (n,)
-        Posterior scale of sigma^2: sigma^2 ~ scaled-Inv-chi^2(dof, s2).
+        Posterior scale of :math:`\sigma^2`: :math:`\sigma^2 \sim \text{scaled-Inv-}\chi^2(\text{dof}, s^2)`.
     dof : float
         Degrees of freedom of the Student-t marginals.
     n_obs : int
@@ -103,7 +103,7 @@ class BayesPosterior:
 
     @property
     def scale(self) -> np.ndarray:
-        """Scale sqrt(s2 V_jj) of each coefficient's Student-t marginal, shape (p, n)."""
+        r"""Scale :math:`\sqrt{s^2 V_{jj}}` of each coefficient's Student-t marginal, shape (p, n)."""
         return np.sqrt(np.maximum(np.diag(self.V), 0.0)[:, None] * self.s2[None, :])
 
     def interval(self, level=0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -117,16 +117,17 @@ class BayesPosterior:
 
 def bayes_linear_posterior(Z, y, weights=None, prior_precision=None, *, constraint=None,
                            prior_dof=0.0, prior_scale=0.0) -> BayesPosterior:
-    """Conjugate posterior of y | Z, phi, sigma^2 ~ N(Z phi, sigma^2 / w) (Slack et al. 2020; thesis §2.3.3).
+    r"""Conjugate posterior of :math:`y \mid Z, \phi, \sigma^2 \sim \mathcal{N}(Z\phi, \sigma^2 / w)` (Slack et al. 2020; thesis §2.3.3).
 
-    Prior phi | sigma^2 ~ N(0, sigma^2 Lambda0^{-1}) and
-    sigma^2 ~ scaled-Inv-chi^2(n0, s0^2). Posterior (conjugate update):
+    Prior :math:`\phi \mid \sigma^2 \sim \mathcal{N}(0, \sigma^2 \Lambda_0^{-1})` and
+    :math:`\sigma^2 \sim \text{scaled-Inv-}\chi^2(n_0, s_0^2)`. Posterior (conjugate update):
 
-        V = (Z^T W Z + Lambda0)^{-1},  phi-hat = V Z^T W y,
-        s^2 = [n0 s0^2 + (y - Z phi-hat)^T W (y - Z phi-hat) + phi-hat^T Lambda0 phi-hat] / (n0 + N),
+    .. math::
+        V &= (Z^\top W Z + \Lambda_0)^{-1}, \qquad \hat\phi = V Z^\top W y, \\
+        s^2 &= \frac{n_0 s_0^2 + (y - Z\hat\phi)^\top W (y - Z\hat\phi) + \hat\phi^\top \Lambda_0 \hat\phi}{n_0 + N},
 
-    with Student-t marginals of n0 + N degrees of freedom. Slack et al. use
-    Lambda0 = I and n0 = 0.
+    with Student-t marginals of :math:`n_0 + N` degrees of freedom. Slack et al. use
+    :math:`\Lambda_0 = I` and :math:`n_0 = 0`.
 
     Parameters
     ----------
@@ -134,26 +135,27 @@ def bayes_linear_posterior(Z, y, weights=None, prior_precision=None, *, constrai
     y : array (N,) or (N, n)
         One or several response columns sharing the design.
     weights : array (N,), optional
-        Positive observation weights (the proximity pi(z)); default all ones.
+        Positive observation weights (the proximity :math:`\pi(z)`); default all ones.
     prior_precision : array (p, p), optional
-        Lambda0; default the identity.
+        :math:`\Lambda_0`; default the identity.
     constraint : (a, b), optional
-        An exact linear observation a^T phi = b (b scalar or (n,)): the limit
+        An exact linear observation :math:`a^\top \phi = b` (``b`` scalar or (n,)): the limit
         of one more observation with infinite weight. It conditions the
         Gaussian on the constraint and adds one degree of freedom.
     prior_dof, prior_scale : float
-        n0 and s0^2 of the prior on sigma^2 (default 0: the improper 1/sigma^2 prior).
+        :math:`n_0` and :math:`s_0^2` of the prior on :math:`\sigma^2` (default 0: the improper
+        :math:`1/\sigma^2` prior).
 
     Returns
     -------
     BayesPosterior
-        Posterior mean (p, n), V (p, p), scale s^2 (n,) and degrees of freedom.
+        Posterior mean (p, n), :math:`V` (p, p), scale :math:`s^2` (n,) and degrees of freedom.
 
     Raises
     ------
     ValueError
         ``y`` has not the rows of ``Z``; ``weights`` are not N finite positive
-        numbers; ``prior_precision`` is not (p, p); or Z^T W Z + Lambda0 is not
+        numbers; ``prior_precision`` is not (p, p); or :math:`Z^\top W Z + \Lambda_0` is not
         positive definite (the coalitions do not identify every coefficient
         and the prior is too weak).
 
@@ -230,16 +232,16 @@ def _leverage(z, V):
 
 
 def perturbations_to_go(widths, target_width, n_current) -> np.ndarray | np.int64:
-    """Extra coalitions needed to shrink every interval to ``target_width``.
+    r"""Extra coalitions needed to shrink every interval to ``target_width``.
 
     ``widths`` has shape (d,) or (d, n) (players first); the result is an int
     or one int per instance.
 
-    Interval widths of the posterior fall like 1/sqrt(N) once the data
-    dominate the prior, so N_needed = N * (max width / target)^2; never
+    Interval widths of the posterior fall like :math:`1/\sqrt{N}` once the data
+    dominate the prior, so :math:`N_\text{needed} = N\, (\max \text{width} / \text{target})^2`; never
     negative, and saturating at ``MAX_FORECAST`` (2**53) so that an
     unreachable target cannot overflow the integer type. (Slack et al. 2020
-    write 4 s^2 / (pi-bar (W/z)^2), the same rule for an orthogonal design of
+    write :math:`4 s^2 / \big(\bar\pi\, (W/z)^2\big)`, the same rule for an orthogonal design of
     unit-weight coalitions; this version uses the current posterior and so
     accounts for the actual design.)
 

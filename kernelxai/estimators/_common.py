@@ -149,15 +149,15 @@ def evaluate_blocks(game, coalitions, max_elements=None, progress=None, desc="co
 
 def t_interval(samples, level=0.95, axis=0) -> tuple[np.ndarray | float, np.ndarray | float,
                                                      np.ndarray | float, np.ndarray | float]:
-    """Mean, standard error (sd/sqrt(K), ddof 1) and t-interval over ``axis``.
+    r"""Mean, standard error (:math:`s/\sqrt{K}`, ddof 1) and t-interval over ``axis``.
 
     Valid for i.i.d. unbiased per-sample estimates (permutation samples,
-    single-reference games); the t quantile has K-1 degrees of freedom.
+    single-reference games); the t quantile has :math:`K-1` degrees of freedom.
 
     Parameters
     ----------
     samples : array_like
-        K independent estimates along ``axis`` (K >= 2); any other axes are
+        :math:`K` independent estimates along ``axis`` (:math:`K \ge 2`); any other axes are
         kept (e.g. (K, n, d) gives results of shape (n, d)).
     level : float, default 0.95
         Level of the two-sided interval, strictly between 0 and 1.
@@ -168,7 +168,7 @@ def t_interval(samples, level=0.95, axis=0) -> tuple[np.ndarray | float, np.ndar
     -------
     mean, stderr, lower, upper : ndarray or float
         The sample mean, its standard error, and the interval bounds
-        mean -+ t_{K-1}((1 + level)/2) stderr; shaped as ``samples``
+        :math:`\bar x \mp t_{K-1}\big((1 + \text{level})/2\big)\, \text{stderr}`; shaped as ``samples``
         without ``axis`` (numpy scalars for 1-D samples).
 
     Raises

@@ -105,13 +105,13 @@ def _gauss_legendre_01(q):
 
 
 def gauss_legendre_01(q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes and weights on [0, 1], accurate to about one ulp.
+    r"""Gauss-Legendre nodes and weights on [0, 1], accurate to about one ulp.
 
     Nodes from numpy's ``leggauss`` carry relative errors of 1e-13 to 1e-11
     for tens to hundreds of nodes, which shows in Shapley values when kernel
     values are small. Here they are refined by Newton's method on
-    P_q(cos theta) in extended precision, and both t and 1 - t are returned,
-    each computed without cancellation (t = cos^2(theta/2), 1-t = sin^2(theta/2)).
+    :math:`P_q(\cos\theta)` in extended precision, and both :math:`t` and :math:`1 - t` are returned,
+    each computed without cancellation (:math:`t = \cos^2(\theta/2)`, :math:`1 - t = \sin^2(\theta/2)`).
 
     Parameters
     ----------
@@ -121,7 +121,7 @@ def gauss_legendre_01(q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Returns
     -------
     t, one_minus_t, weights : ndarray (q,)
-        Integrates polynomials of degree <= 2q - 1 on [0, 1] exactly.
+        Integrates polynomials of degree :math:`\le 2q - 1` on :math:`[0, 1]` exactly.
         Increasing nodes; read-only arrays (cached per ``q``).
 
     Raises

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import NamedTuple
 
 import numpy as np
 
@@ -91,11 +92,10 @@ from ._term_tasks import (
     estimate_nodes,
     estimate_nodes_detail,
     iter_tasks,
-    probed,
     summands,
 )
 
-__all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley",
+__all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley", "product_sums", "ProductSums",
            "shapley_weights_exact", "reference_shapley", "estimate_nodes", "ROUTES", "BACKENDS",
            "PrecisionError",
            # the pieces of the routes that the cost model, tests and benchmarks look at
@@ -129,15 +129,17 @@ def _jobs_for(game, route, work_elements, n_jobs):
 def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
                     progress=None, work_elements=WORK_ELEMENTS, tolerance=DEFAULT_TOLERANCE,
                     return_bound=False, backend="numpy") -> tuple:
-    """Exact Shapley values and v(empty) of a :class:`ProductGame`.
+    r"""Exact Shapley values and :math:`v(\emptyset)` of a :class:`ProductGame`.
 
     Parameters
     ----------
     game : ProductGame
     route : {"quadrature", "stable", "newton"}
-        How psi_j = sum_q mu(q) e_q(Z_{-j}) is computed (see the module
-        docstring): the Beta-integral quadrature (module docstring), PKeX-Shapley
-        Alg. 2 (coefficient recursion) or Alg. 1 (Newton's identities).
+        How the Shapley weights' sums :math:`\psi_j = \sum_q \mu(q)\, e_q(Z_{-j})` are computed:
+        by the Beta integral, :math:`\phi_j = (a_j - c_j) \int_0^1 \prod_{l \ne j} \big(t a_l + (1 - t) c_l\big)\, dt`
+        for each multiplicative term, with Gauss-Legendre nodes (``"quadrature"``),
+        PKeX-Shapley Alg. 2 (coefficient recursion, ``"stable"``) or Alg. 1
+        (Newton's identities, ``"newton"``).
     max_elements : int
         Size (float64 numbers) of the term blocks requested from the game.
     n_jobs : int, optional
@@ -192,10 +194,10 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
 
     Notes
     -----
-    Cost per instance for R terms: O(R d n) for the quadrature with n <=
-    ceil(d/2) nodes, as few as its accuracy needs
-    (:func:`~kernelxai.estimators.estimate_nodes`), and O(R d^3) for the
-    paper's routes; memory O(work_elements) per thread. The terms are
+    Cost per instance for :math:`R` terms: :math:`O(R d n)` for the quadrature with
+    :math:`n \le \lceil d/2 \rceil` nodes, as few as its accuracy needs
+    (:func:`~kernelxai.estimators.estimate_nodes`), and :math:`O(R d^3)` for the
+    paper's routes; memory :math:`O(\text{work\_elements})` per thread. The terms are
     streamed in blocks and no coalition is ever formed; the points of a
     block are integrated together.
 
@@ -214,6 +216,33 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     >>> bool(error < 1e-12)
     True
     """
+    sums = product_sums(game, route=route, max_elements=max_elements, n_jobs=n_jobs, progress=progress,
+                        work_elements=work_elements, tolerance=tolerance, backend=backend)
+    if return_bound:
+        return sums.values, sums.base_values, sums.error
+    return sums.values, sums.base_values
+
+
+class ProductSums(NamedTuple):
+    """What :func:`product_sums` returns: :func:`product_shapley`'s values, v(empty) and error bound."""
+
+    values: np.ndarray
+    base_values: np.ndarray
+    error: float
+
+
+def product_sums(game, *, route="quadrature", max_elements=None, n_jobs=None, progress=None,
+                 work_elements=WORK_ELEMENTS, tolerance=DEFAULT_TOLERANCE, backend="numpy",
+                 probes=None) -> ProductSums:
+    """:func:`product_shapley` as a :class:`ProductSums`, with the node probes of the call.
+
+    ``probes``: the :class:`~kernelxai.estimators._term_tasks.NodeProbes` whose
+    cost estimate probed ``game`` in this call, or None. A small game's terms
+    were all seen by that probe: its count serves every task of the
+    quadrature, and its tasks (when cut as this call would) are taken as they
+    are -- bit for bit what the call computes without them. The other
+    parameters, and what is raised, as :func:`product_shapley`.
+    """
     if not isinstance(game, ProductGame):
         raise TypeError(
             f"method={route!r} needs a ProductGame -- a value function of a model with a "
@@ -223,84 +252,104 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     check_choice(backend, "backend", BACKENDS)
     if backend == "numba" and route == "quadrature":
         numba_kernels()  # compile (or fail for want of numba) before any thread starts
-    d, n = game.n_players, game.n_instances or 1
     n_jobs = _default_jobs() if n_jobs is None else check_positive_int(n_jobs, "n_jobs")
     n_jobs = _jobs_for(game, route, work_elements, n_jobs)
     if max_elements is None:
         max_elements = working_elements(8)
-    psi_of = _PSI[route]
-    # a small game's terms were all seen by the cost estimate's node probe: its count serves every
-    # task, and its tasks (when cut as this call would) are taken as they are
-    nodes, kept = probed(game, max_elements, work_elements) if route == "quadrature" else (None, None)
-    tasks = enumerate(kept if kept is not None else iter_tasks(game, route, max_elements, work_elements))
-    # Each task's sums are added in task order, whichever thread finished it first: the
-    # result is bit-for-bit that of one thread (parts wait in `pending` until their turn).
-    phi = np.zeros((n, d))
-    base = np.zeros(n)
-    pending = {}
-    turn = [0]
-    lock = threading.Lock()
-    failed = []   # set by the first task that raises: the others stop taking tasks
-    worst = [0.0]
+    nodes, kept = None, None
+    if route == "quadrature" and probes is not None:
+        nodes, kept = probes.nodes_for_all(game), probes.tasks(game, max_elements, work_elements)
+    tasks = kept if kept is not None else iter_tasks(game, route, max_elements, work_elements)
+    with progress_bar(None, f"product Shapley ({route})", "term", progress) as bar:
+        sums = _TermSums(game, route, backend, tolerance, nodes, work_elements, tasks, bar)
+        with_helpers(sums.work, n_jobs)
+    return ProductSums(sums.values, sums.base, sums.worst)
 
-    def work():
-        space = thread_workspace(work_elements)
-        while not failed:
-            with lock:
-                index, task = next(tasks, (None, None))
+
+class _TermSums:
+    """The sums of one :func:`product_sums` call, task by task, on the helper threads.
+
+    Each task's sums are added in task order, whichever thread finished it
+    first: the result is bit-for-bit that of one thread (parts wait in
+    ``pending`` until their turn). ``worst`` is the largest error the paper's
+    routes measured; ``failed`` is set by the first task that raises, and the
+    other threads then stop taking tasks.
+    """
+
+    def __init__(self, game, route, backend, tolerance, nodes, work_elements, tasks, bar):
+        self.route, self.backend, self.tolerance, self.nodes = route, backend, tolerance, nodes
+        self.d, self.work_elements, self.bar = game.n_players, work_elements, bar
+        self.tasks = enumerate(tasks)
+        n = game.n_instances or 1
+        self.values = np.zeros((n, self.d))
+        self.base = np.zeros(n)
+        self.pending = {}
+        self.turn = 0
+        self.lock = threading.Lock()
+        self.failed = False
+        self.worst = 0.0
+
+    def work(self):
+        """One helper thread: take the next task until none is left (or one failed)."""
+        space = thread_workspace(self.work_elements)
+        while not self.failed:
+            with self.lock:
+                index, task = next(self.tasks, (None, None))
             if task is None:
                 break
-            rows, per_instance, starts, w, a, c = task
             try:
-                if alike_everywhere(w, a, c):
-                    # terms in every v(S) alike (an intercept): nothing to share out, only v(empty)
-                    contrib = None
-                    prod_c = None if c is None else np.prod(c, axis=1)
-                    axis = 0
-                elif route == "quadrature" and backend == "numba":
-                    contrib, prod_c = quadrature_contrib_numba(a, c, d, w, work=space)
-                    axis = 0
-                elif route == "quadrature":
-                    # transposed: contrib[j, m] = w_m (a_mj - c_mj) psi_mj, terms along axis 1
-                    contrib, diff, cT = quadrature_block(a, c, d, w, nodes=nodes, work=space)
-                    np.multiply(contrib, diff, out=contrib)
-                    prod_c = None if cT is None else np.multiply.reduce(cT, axis=0)
-                    axis = 1
-                else:
-                    if route == "stable" and tolerance is not None:
-                        check_stable_range(a, c, d)
-                    psi = psi_of(a, c, d)
-                    top = measured_error(psi, a, c, d)
-                    with lock:
-                        worst[0] = max(worst[0], top)
-                    if tolerance is not None and not top <= tolerance:
-                        raise PrecisionError(precision_message(route, top, tolerance, d))
-                    contrib = w[:, None] * (a - (1.0 if c is None else c)) * psi
-                    prod_c = None if c is None else np.prod(c, axis=1)
-                    axis = 0
+                contrib, prod_c, axis = self._contributions(task, space)
             except BaseException:
-                failed.append(True)
+                self.failed = True
                 raise
-            worth_empty = w if prod_c is None else w * prod_c   # each term's share of v(empty)
-            if per_instance:
-                part = None if contrib is None else np.add.reduceat(contrib, starts, axis=axis)
-                part = part.T if axis else part
-                base_part = np.add.reduceat(worth_empty, starts)
-            else:
-                part = None if contrib is None else contrib.sum(axis=axis)
-                base_part = worth_empty.sum()
-            with lock:
-                pending[index] = (rows, part, base_part)
-                while turn[0] in pending:
-                    r, p_, b_ = pending.pop(turn[0])
-                    if p_ is not None:   # None: terms alike in every coalition add nothing to phi
-                        phi[r] += p_
-                    base[r] += b_
-                    turn[0] += 1
-                bar.update(len(w))
+            self._add(index, task, contrib, prod_c, axis)
 
-    with progress_bar(None, f"product Shapley ({route})", "term", progress) as bar:
-        with_helpers(work, n_jobs)
-    if return_bound:
-        return phi, base, worst[0]
-    return phi, base
+    def _contributions(self, task, space):
+        """(the terms' contributions w (a - c) psi or None, prod_l c_l or None, the axis of the terms)."""
+        w, a, c, d = task.w, task.a, task.c, self.d
+        if alike_everywhere(w, a, c):
+            # terms in every v(S) alike (an intercept): nothing to share out, only v(empty)
+            return None, None if c is None else np.prod(c, axis=1), 0
+        if self.route != "quadrature":
+            return self._paper_route(w, a, c)
+        if self.backend == "numba":
+            contrib, prod_c = quadrature_contrib_numba(a, c, d, w, work=space)
+            return contrib, prod_c, 0
+        # transposed: contrib[j, m] = w_m (a_mj - c_mj) psi_mj, terms along axis 1
+        contrib, diff, cT = quadrature_block(a, c, d, w, nodes=self.nodes, work=space)
+        np.multiply(contrib, diff, out=contrib)
+        return contrib, None if cT is None else np.multiply.reduce(cT, axis=0), 1
+
+    def _paper_route(self, w, a, c):
+        """:meth:`_contributions` by PKeX-Shapley's Alg. 2 or 1, their measured error held to ``tolerance``."""
+        d, route, tolerance = self.d, self.route, self.tolerance
+        if route == "stable" and tolerance is not None:
+            check_stable_range(a, c, d)
+        psi = _PSI[route](a, c, d)
+        top = measured_error(psi, a, c, d)
+        with self.lock:
+            self.worst = max(self.worst, top)
+        if tolerance is not None and not top <= tolerance:
+            raise PrecisionError(precision_message(route, top, tolerance, d))
+        contrib = w[:, None] * (a - (1.0 if c is None else c)) * psi
+        return contrib, None if c is None else np.prod(c, axis=1), 0
+
+    def _add(self, index, task, contrib, prod_c, axis):
+        """Sum the task's terms per instance; add them, and the earlier tasks' waiting sums, in task order."""
+        worth_empty = task.w if prod_c is None else task.w * prod_c   # each term's share of v(empty)
+        if task.per_instance:
+            part = None if contrib is None else np.add.reduceat(contrib, task.starts, axis=axis)
+            part = part.T if axis else part
+            base_part = np.add.reduceat(worth_empty, task.starts)
+        else:
+            part = None if contrib is None else contrib.sum(axis=axis)
+            base_part = worth_empty.sum()
+        with self.lock:
+            self.pending[index] = (task.rows, part, base_part)
+            while self.turn in self.pending:
+                rows, summed, base = self.pending.pop(self.turn)
+                if summed is not None:   # None: terms alike in every coalition add nothing to phi
+                    self.values[rows] += summed
+                self.base[rows] += base
+                self.turn += 1
+            self.bar.update(len(task.w))

@@ -103,17 +103,24 @@ def reference_shapley(game, *, dps=40, max_work=5 * 10**7) -> np.ndarray:
                 for r in range(shape[1]):
                     ar = [mpmath.mpf(float(v)) for v in a[kk, r]]
                     cr = [mpmath.mpf(float(v)) for v in c[kk, r]]
-                    psi = [zero] * d
-                    for t, s, omega in nodes:
-                        F = [t * al + s * cl for al, cl in zip(ar, cr)]
-                        prefix = [mpmath.mpf(1)] * d
-                        for l in range(1, d):
-                            prefix[l] = prefix[l - 1] * F[l - 1]
-                        suffix = mpmath.mpf(1)
-                        for j in range(d - 1, -1, -1):
-                            psi[j] += omega * prefix[j] * suffix
-                            suffix *= F[j]
+                    psi = _mp_psi(mpmath, ar, cr, nodes)
                     wr = mpmath.mpf(float(w[kk, r]))
                     for j in range(d):
                         phi[inst][j] += wr * (ar[j] - cr[j]) * psi[j]
         return np.array([[float(v) for v in row] for row in phi])
+
+
+def _mp_psi(mpmath, ar, cr, nodes) -> list:
+    """psi_j = int_0^1 prod_{l != j} (t a_l + (1 - t) c_l) dt of one term, by the quadrature ``nodes``, in mpmath."""
+    d = len(ar)
+    psi = [mpmath.mpf(0)] * d
+    for t, s, omega in nodes:
+        F = [t * al + s * cl for al, cl in zip(ar, cr)]
+        prefix = [mpmath.mpf(1)] * d
+        for l in range(1, d):
+            prefix[l] = prefix[l - 1] * F[l - 1]
+        suffix = mpmath.mpf(1)
+        for j in range(d - 1, -1, -1):
+            psi[j] += omega * prefix[j] * suffix
+            suffix *= F[j]
+    return psi

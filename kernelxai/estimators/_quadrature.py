@@ -13,7 +13,7 @@ Cost of the quadrature
 The kernel chooses q per task of terms from an accuracy bound (often a
 handful of nodes where ceil(d/2) would be exact for any factors), so its cost
 is estimated with the q it chooses for the game's first terms
-(:func:`kernelxai.estimators.estimate_nodes`, cached on the game), and counted
+(:func:`kernelxai.estimators.estimate_nodes`, probed once per call), and counted
 pass by pass over the (d, terms) working arrays of
 :func:`kernelxai.estimators.product_shapley`, one operation per number and pass:
 
@@ -45,10 +45,10 @@ import math
 from .._calibration import arithmetic_passes
 from ..games import ProductGame
 from ._pkex_routes import DEFAULT_TOLERANCE
-from ._product import product_shapley
+from ._product import product_sums
 from ._quadrature_kernel import WORK_ELEMENTS
 from ._registry import Cost, Estimator, EstimatorResult, Option, register
-from ._term_tasks import PROBE_TERMS, count_tasks, node_probe, summands
+from ._term_tasks import PROBE_TERMS, NodeProbes, count_tasks, summands
 
 __all__ = ["Quadrature", "Stable", "Newton"]
 
@@ -56,6 +56,9 @@ __all__ = ["Quadrature", "Stable", "Newton"]
 _WORK = 2**17
 #: Python-level steps of one task of terms besides its passes (node count, blocks' set-up)
 TASK_STEPS = 40.0
+#: Where the resolved options of one call keep the call's node probes (not an option a user gives:
+#: :meth:`Quadrature.resolve_options` makes them, its cost estimate fills them and its run reads them).
+PROBES = "_node_probes"
 
 
 class _ProductRoute(Estimator):
@@ -71,7 +74,7 @@ class _ProductRoute(Estimator):
     def _per_term(self, d):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _work(self, game, d):
+    def _work(self, game, d, options):
         """Operations per term and a note on them, for :meth:`cost`."""
         return self._per_term(d), ""
 
@@ -80,7 +83,7 @@ class _ProductRoute(Estimator):
         terms = game.n_terms()
         if terms is None:
             return Cost(0.0, 0.0, 0, "unknown number of terms")
-        per_term, note = self._work(game, d) if terms else (0.0, "")
+        per_term, note = self._work(game, d, options) if terms else (0.0, "")
         # the route's passes stay in the cache (see arithmetic_passes); forming the terms is the game's
         passes = arithmetic_passes(float(terms) * n * per_term)
         # per task of terms: the node count and the blocks' set-up, a few dozen numpy calls
@@ -98,14 +101,14 @@ class _ProductRoute(Estimator):
                 "fewer training points (a Nystrom model) or fewer explained points per call"]
 
     def run(self, game, rng, options):
-        values, base, bound = product_shapley(
+        sums = product_sums(
             game, route=self.route, max_elements=options["max_elements"], n_jobs=options["n_jobs"],
-            progress=options["progress"], tolerance=options.get("tolerance"), return_bound=True,
-            backend=options.get("backend", "numpy"))
+            progress=options["progress"], tolerance=options.get("tolerance"),
+            backend=options.get("backend", "numpy"), probes=options.get(PROBES))
         meta = {"route": self.description}
         if self.route != "quadrature":
-            meta["error_bound"] = bound
-        return EstimatorResult(values, base, budget=0, meta=meta)
+            meta["error_bound"] = sums.error
+        return EstimatorResult(sums.values, sums.base_values, budget=0, meta=meta)
 
 
 @register
@@ -128,20 +131,26 @@ class Quadrature(_ProductRoute):
         nodes = max(1, math.ceil(d / 2)) if nodes is None else nodes
         return float(d) * ((17.0 if general else 7.0) + 5.0 * nodes)
 
-    def _work(self, game, d):
+    def resolve_options(self, options):
+        """The options, and the call's own :class:`~kernelxai.estimators._term_tasks.NodeProbes` (``PROBES``)."""
+        resolved = super().resolve_options(options)
+        resolved[PROBES] = NodeProbes()
+        return resolved
+
+    def _work(self, game, d, options):
         # the parts of a sum of product games run in tasks of their own, each with its nodes
         parts = summands(game)
         counts = [part.n_terms() for part in parts]
         if len(parts) == 1 or any(c is None for c in counts) or not sum(counts):
             parts, counts = [game], [1]
-        found = [node_probe(part) for part in parts]
-        per_term = sum(c * self._per_term(d, q, general)
-                       for c, (q, _, general, _) in zip(counts, found)) / sum(counts)
-        low, nodes, seen = min(q for q, _, _, _ in found), max(q for q, _, _, _ in found), \
-            sum(k for _, k, _, _ in found)
+        probes = options.get(PROBES)
+        probes = NodeProbes() if probes is None else probes
+        found = [probes.estimate(part) for part in parts]
+        per_term = sum(c * self._per_term(d, e.nodes, e.general) for c, e in zip(counts, found)) / sum(counts)
+        low, nodes, seen = min(e.nodes for e in found), max(e.nodes for e in found), sum(e.terms for e in found)
         full = max(1, math.ceil(d / 2))
         first = f"the first {seen} term(s)" + (f" of {len(parts)} summands" if len(parts) > 1 else "")
-        if seen and nodes < full and len(parts) == 1 and found[0][3]:   # every term seen
+        if seen and nodes < full and len(parts) == 1 and found[0].complete:   # every term seen
             how = f"from all {seen} term(s)"
         elif seen and nodes < full:
             how = f"estimated from {first}; others may need up to ceil(d/2) = {full}"

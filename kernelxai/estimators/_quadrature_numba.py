@@ -80,85 +80,100 @@ def numba_kernels() -> dict:
                 raise ImportError(
                     "backend='numba' needs numba: pip install 'kernelxai[numba]' (or pip install "
                     "numba); backend='numpy', the default, needs nothing more") from None
-            f8 = types.float64
-            any2 = types.Array(f8, 2, "A", readonly=True)
-            row2 = types.Array(f8, 2, "C", readonly=True)
-            any1 = types.Array(f8, 1, "A", readonly=True)
-            out2, out1 = types.Array(f8, 2, "C"), types.Array(f8, 1, "C")
             jit = dict(nogil=True, error_model="numpy", fastmath={"reassoc"}, cache=False)
-
-            @numba.njit(types.void(any2, out2), **jit)
-            def copy(a, A):
-                # any layout in, row-major out (numpy's own copy of a transposed view is slower)
-                for m in range(a.shape[0]):
-                    for l in range(a.shape[1]):
-                        A[m, l] = a[m, l]
-
-            @numba.njit(types.UniTuple(f8, 3)(row2, row2, out1), **jit)
-            def sums(A, C, prod_c):
-                # prod_c[m] = prod_l c_ml; returns the largest |sum_l rho_l|, sum_l |rho_l|,
-                # sum_l rho_l^2 over terms, rho = (a - c) / (a + c), or -1 for all three when
-                # there is no bound (see nodes_needed)
-                s0_max, s1_max, s2_max, ok = 0.0, 0.0, 0.0, True
-                for m in range(A.shape[0]):
-                    s0, s1, s2, negative, p = 0.0, 0.0, 0.0, 0.0, 1.0
-                    for l in range(A.shape[1]):   # branch-free, so that it vectorises
-                        x, y = A[m, l], C[m, l]
-                        p *= y
-                        rho = (x - y) / (x + y)       # NaN when x = y = 0 or a factor is inf
-                        s0 += rho
-                        s1 += abs(rho)
-                        s2 += rho * rho
-                        negative += (abs(x) - x) + (abs(y) - y)
-                    prod_c[m] = p
-                    if not (negative == 0.0 and s1 < np.inf):   # also false for NaN
-                        ok = False
-                    s0_max = max(s0_max, abs(s0))
-                    s1_max = max(s1_max, s1)
-                    s2_max = max(s2_max, s2)
-                if not ok:
-                    return -1.0, -1.0, -1.0
-                return s0_max, s1_max, s2_max
-
-            @numba.njit(types.void(row2, row2, any1, any1, any1, any1, out2, out1), **jit)
-            def quadrature(A, C, w, t, s, omega, out, bad):
-                # out[m, j] = w_m (a_mj - c_mj) psi_mj; bad[m] = 1 where that is not finite
-                M, d = A.shape
-                D = np.empty(d)
-                F = np.empty(d)
-                acc = np.empty(d)
-                for m in range(M):
-                    for l in range(d):
-                        D[l] = A[m, l] - C[m, l]
-                        acc[l] = 0.0
-                    for k in range(t.size):
-                        prod = 1.0
-                        if t[k] <= 0.5:  # c + t (a - c)
-                            tk = t[k]
-                            for l in range(d):
-                                f = C[m, l] + tk * D[l]
-                                F[l] = f
-                                prod *= f
-                        else:            # a - (1 - t)(a - c)
-                            sk = s[k]
-                            for l in range(d):
-                                f = A[m, l] - sk * D[l]
-                                F[l] = f
-                                prod *= f
-                        scale = prod * w[m] * omega[k]
-                        for l in range(d):
-                            acc[l] += scale / F[l]
-                    total = 0.0
-                    for l in range(d):
-                        v = acc[l] * D[l]
-                        out[m, l] = v
-                        total += v
-                    bad[m] = 0.0 if abs(total) < np.inf else 1.0
-
-            _NUMBA["copy"] = copy
-            _NUMBA["sums"] = sums
-            _NUMBA["quadrature"] = quadrature
+            _NUMBA.update(copy=_copy_kernel(numba, types, jit), sums=_sums_kernel(numba, types, jit),
+                          quadrature=_quadrature_loops(numba, types, jit))
     return _NUMBA
+
+
+def _copy_kernel(numba, types, jit):
+    """The compiled ``copy``: any layout in, row-major out (numpy's own copy of a transposed view is slower)."""
+    f8 = types.float64
+
+    @numba.njit(types.void(types.Array(f8, 2, "A", readonly=True), types.Array(f8, 2, "C")), **jit)
+    def copy(a, A):
+        for m in range(a.shape[0]):
+            for l in range(a.shape[1]):
+                A[m, l] = a[m, l]
+
+    return copy
+
+
+def _sums_kernel(numba, types, jit):
+    """The compiled ``sums``: prod_l c_ml per term, and the sums the node count needs (see nodes_needed)."""
+    f8 = types.float64
+    row2 = types.Array(f8, 2, "C", readonly=True)
+
+    @numba.njit(types.UniTuple(f8, 3)(row2, row2, types.Array(f8, 1, "C")), **jit)
+    def sums(A, C, prod_c):
+        # prod_c[m] = prod_l c_ml; returns the largest |sum_l rho_l|, sum_l |rho_l|,
+        # sum_l rho_l^2 over terms, rho = (a - c) / (a + c), or -1 for all three when
+        # there is no bound (see nodes_needed)
+        s0_max, s1_max, s2_max, ok = 0.0, 0.0, 0.0, True
+        for m in range(A.shape[0]):
+            s0, s1, s2, negative, p = 0.0, 0.0, 0.0, 0.0, 1.0
+            for l in range(A.shape[1]):   # branch-free, so that it vectorises
+                x, y = A[m, l], C[m, l]
+                p *= y
+                rho = (x - y) / (x + y)       # NaN when x = y = 0 or a factor is inf
+                s0 += rho
+                s1 += abs(rho)
+                s2 += rho * rho
+                negative += (abs(x) - x) + (abs(y) - y)
+            prod_c[m] = p
+            if not (negative == 0.0 and s1 < np.inf):   # also false for NaN
+                ok = False
+            s0_max = max(s0_max, abs(s0))
+            s1_max = max(s1_max, s1)
+            s2_max = max(s2_max, s2)
+        if not ok:
+            return -1.0, -1.0, -1.0
+        return s0_max, s1_max, s2_max
+
+    return sums
+
+
+def _quadrature_loops(numba, types, jit):
+    """The compiled ``quadrature``: out[m, j] = w_m (a_mj - c_mj) psi_mj; bad[m] = 1 where that is not finite."""
+    f8 = types.float64
+    row2, any1 = types.Array(f8, 2, "C", readonly=True), types.Array(f8, 1, "A", readonly=True)
+
+    @numba.njit(types.void(row2, row2, any1, any1, any1, any1, types.Array(f8, 2, "C"), types.Array(f8, 1, "C")),
+                **jit)
+    def quadrature(A, C, w, t, s, omega, out, bad):
+        M, d = A.shape
+        D = np.empty(d)
+        F = np.empty(d)
+        acc = np.empty(d)
+        for m in range(M):
+            for l in range(d):
+                D[l] = A[m, l] - C[m, l]
+                acc[l] = 0.0
+            for k in range(t.size):
+                prod = 1.0
+                if t[k] <= 0.5:  # c + t (a - c)
+                    tk = t[k]
+                    for l in range(d):
+                        f = C[m, l] + tk * D[l]
+                        F[l] = f
+                        prod *= f
+                else:            # a - (1 - t)(a - c)
+                    sk = s[k]
+                    for l in range(d):
+                        f = A[m, l] - sk * D[l]
+                        F[l] = f
+                        prod *= f
+                scale = prod * w[m] * omega[k]
+                for l in range(d):
+                    acc[l] += scale / F[l]
+            total = 0.0
+            for l in range(d):
+                v = acc[l] * D[l]
+                out[m, l] = v
+                total += v
+            bad[m] = 0.0 if abs(total) < np.inf else 1.0
+
+    return quadrature
 
 
 def quadrature_contrib_numba(a, c, d, w, work=None) -> tuple[np.ndarray, np.ndarray]:

@@ -348,7 +348,7 @@ def check_cost(work, what, advice=()) -> bool:
 # the base class
 # --------------------------------------------------------------------------- #
 class Estimator:
-    """Base class of Shapley-value estimators (see the module docstring).
+    """Base class of Shapley-value estimators, each a ``method=`` of :func:`kernelxai.shapley_values`.
 
     A subclass sets the class attributes below and implements :meth:`cost`
     and :meth:`run`; :func:`register` makes it a ``method=`` of

@@ -25,6 +25,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .._config import config_context, get_config
+from .._params import Either, InstanceOf, Seed, Text, parameters
 from .._validation import check_rng
 from ..explanation import Explanation
 from ..games import Game
@@ -32,6 +33,7 @@ from ._choose import choose_with_cost
 from ._common import as_instances, bar_open, call_estimate, t_interval
 from ._registry import (
     CostLimitError,
+    Estimator,
     InvalidOptionError,
     NotApplicableError,
     available_methods,
@@ -42,6 +44,24 @@ from ._registry import (
 
 __all__ = ["shapley_values", "available_methods", "applicable_methods", "estimate_cost",
            "t_interval"]
+
+
+def option_takers(arguments) -> list[tuple]:
+    """Who takes the ``**options`` of a call: the estimator ``method`` names (any of them for "auto")."""
+    method = arguments.get("method", "auto")
+    if isinstance(method, str) and method == "auto":
+        names = sorted({n for est in estimators().values() for n in (*est.accepted_options(), *est.option_aliases)})
+        return [("the estimators", names, "Their options: see kx.available_methods() and each method's "
+                                          "documentation (method='auto' picks one)")]
+    est = get_estimator(method)
+    return [(f"method={est.name!r}", [*est.accepted_options(), *est.option_aliases])]
+
+
+#: The declared parameters of the entry points from a game (the estimators' options are declared by each
+#: estimator, :class:`~kernelxai.estimators.Option`).
+PARAMETERS = dict(game=InstanceOf((Game,), "a kernelxai Game (wrap a function with kx.FunctionGame or a "
+                                           "table with kx.TabularGame)"),
+                  method=Either(Text(), InstanceOf((Estimator,), "an Estimator")), seed=Seed())
 
 
 def applicable_methods(game) -> list[str]:
@@ -95,6 +115,7 @@ def resolve_method(game, method, options) -> tuple:
     return est, why, est.resolve_options(options), None
 
 
+@parameters("kx.estimate_cost", consumers=option_takers, **PARAMETERS)
 def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
     """The cost estimate of ``shapley_values(game, method, **options)``, without running it.
 
@@ -150,6 +171,7 @@ def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
             "evaluations": cost.evaluations, "detail": cost.detail}
 
 
+@parameters("kx.shapley_values", consumers=option_takers, **PARAMETERS)
 def shapley_values(game, method="exact", *, seed=None, **options) -> Explanation:
     """Shapley values of every player of ``game``, for every instance.
 

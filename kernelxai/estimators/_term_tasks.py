@@ -4,13 +4,17 @@ Takes a :class:`~kernelxai.games.ProductGame`; hands on tasks of at most
 about ``work_elements`` numbers (:func:`iter_tasks`, run by
 :func:`kernelxai.estimators.product_shapley`), and, for the cost
 model, the Gauss-Legendre node count the quadrature kernel would choose on the
-game's first tasks (:func:`estimate_nodes`, cached on the game).
+game's first tasks (:func:`estimate_nodes`). A call keeps its probes in a
+:class:`NodeProbes` of its own, which its cost estimate fills and its route
+reads; nothing is written on the game.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,8 +24,8 @@ from ..games import ProductGame, SumOfProductGames
 from ._gauss_legendre import node_count, unit_node_count
 from ._quadrature_kernel import WORK_ELEMENTS, thread_workspace, transposed
 
-__all__ = ["iter_tasks", "alike_everywhere", "task_terms", "count_tasks", "estimate_nodes", "estimate_nodes_detail",
-           "node_probe", "nodes_for_all", "probed", "probe_terms", "summands", "PROBE_TERMS"]
+__all__ = ["Task", "iter_tasks", "alike_everywhere", "task_terms", "count_tasks", "estimate_nodes",
+           "estimate_nodes_detail", "NodeEstimate", "NodeProbes", "probe_terms", "summands", "PROBE_TERMS"]
 
 
 def _is_one(c):
@@ -91,14 +95,37 @@ def count_tasks(game, route, work_elements) -> int | None:
     return -(-int(terms) * (game.n_instances or 1) // task_terms(game.n_players, route, work_elements))
 
 
-def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
-    """Yield (rows, per_instance, starts, w, a, c) tasks of at most ~work_elements numbers.
+class Task(NamedTuple):
+    """One task of :func:`iter_tasks`: M terms of a product game, and the instances they add to.
 
-    ``a`` (M, d) and ``c`` (M, d) or None are the factors of M terms;
-    ``per_instance`` False means the terms belong to every instance in
-    ``rows``; else ``starts`` (offsets of each instance's first term, for
-    ``np.add.reduceat``) and the instances ``rows`` covered by the task.
+    Attributes
+    ----------
+    rows : slice
+        The instances the task covers.
+    per_instance : bool
+        False: every term belongs to every instance in ``rows``; True: the
+        terms are those of the instances in ``rows``, one after the other.
+    starts : ndarray of intp or None
+        With ``per_instance``: the offset of each instance's first term (for
+        ``np.add.reduceat``); else None.
+    w : ndarray (M,)
+        The terms' weights.
+    a : ndarray (M, d)
+        Present factors.
+    c : ndarray (M, d) or None
+        Absent factors; None means all ones.
     """
+
+    rows: slice
+    per_instance: bool
+    starts: np.ndarray | None
+    w: np.ndarray
+    a: np.ndarray
+    c: np.ndarray | None
+
+
+def iter_tasks(game, route, max_elements, work_elements) -> Iterator[Task]:
+    """Yield the :class:`Task` s of ``game``'s terms, each of at most ~work_elements numbers."""
     d = game.n_players
     step = task_terms(d, route, work_elements)
     for rows, w, a, c in game.iter_terms(max(d, max_elements // 4)):
@@ -126,15 +153,35 @@ def iter_tasks(game, route, max_elements, work_elements) -> Iterator[tuple]:
                 task_rows = slice(start + first, start + last + 1)
             else:
                 starts, task_rows = None, rows
-            yield task_rows, per_instance, starts, w[lo:hi], a[lo:hi], cc
+            yield Task(task_rows, per_instance, starts, w[lo:hi], a[lo:hi], cc)
 
 
 #: Terms the node-count probe looks at (at most), and the numbers (terms x d) it may hold.
 PROBE_TERMS = 4096
 _PROBE_ELEMENTS = 2**19
 
-#: Where a game keeps its node estimates (see :func:`estimate_nodes`).
-_ESTIMATE_ATTRIBUTE = "_kx_node_estimates"
+@dataclass(frozen=True)
+class NodeEstimate:
+    """What a node-count probe found (:func:`estimate_nodes_detail`).
+
+    Attributes
+    ----------
+    nodes : int
+        The largest count over the tasks looked at, in 1..ceil(d/2).
+    terms : int
+        Terms looked at (over all summands of a sum).
+    general : bool
+        Whether some absent factor differs from 1 (the cost of the general
+        product game rather than the functional-baseline one).
+    complete : bool
+        Whether the count holds for every term of the game: the probe saw
+        them all (or already reached ceil(d/2), the most any term needs).
+    """
+
+    nodes: int
+    terms: int
+    general: bool
+    complete: bool
 
 
 def estimate_nodes(game, *, max_terms=None, work_elements=WORK_ELEMENTS) -> int:
@@ -173,11 +220,11 @@ def estimate_nodes(game, *, max_terms=None, work_elements=WORK_ELEMENTS) -> int:
     their counts is returned: the first part's terms say nothing of the
     others'.
 
-    The estimate is cached on the game (games are not changed after they
-    are made): cost estimates ask for it several times per call. The cache
-    is dropped when any attribute of the game is rebound, or its number of
-    players, instances or terms changes. The numba backend takes the same
-    bound from exact per-term sums, so it uses at most as many nodes.
+    Each call probes the game afresh; nothing is kept on it. Within one call
+    of ``kx.shapley_values`` or ``kx.explain`` the cost estimate and the route
+    share one probe, which the call keeps for as long as it runs. The numba backend
+    takes the same bound from exact per-term sums, so it uses at most as many
+    nodes.
 
     Examples
     --------
@@ -189,11 +236,11 @@ def estimate_nodes(game, *, max_terms=None, work_elements=WORK_ELEMENTS) -> int:
     >>> estimate_nodes(g)                     # ceil(40/2) = 20 would be exact for any factors
     8
     """
-    return estimate_nodes_detail(game, max_terms, work_elements)[0]
+    return estimate_nodes_detail(game, max_terms, work_elements).nodes
 
 
-def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> tuple[int, int, bool]:
-    """(nodes, terms looked at, whether any absent factor differs from 1) of :func:`estimate_nodes`.
+def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> NodeEstimate:
+    """:func:`estimate_nodes` with what the probe saw: a :class:`NodeEstimate`.
 
     For d <= 2 (one node is exact) nothing is looked at and the absent
     factors are taken to be general.
@@ -208,13 +255,10 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
 
     Returns
     -------
-    nodes : int
-        In 1..ceil(d/2).
-    terms : int
-        Terms looked at (over all summands of a sum).
-    general : bool
-        Whether some absent factor differs from 1 (the cost of the general
-        product game rather than the functional-baseline one).
+    NodeEstimate
+        ``nodes`` (in 1..ceil(d/2)), ``terms`` looked at, ``general`` (some
+        absent factor differs from 1) and ``complete`` (the count holds for
+        every term).
 
     Raises
     ------
@@ -229,63 +273,9 @@ def estimate_nodes_detail(game, max_terms=None, work_elements=WORK_ELEMENTS) -> 
     >>> import kernelxai as kx
     >>> a = np.random.default_rng(0).uniform(0.9, 1.0, size=(5, 40))
     >>> estimate_nodes_detail(kx.ProductGame(a, np.ones_like(a), np.ones(5)))   # c = 1: not general
-    (8, 5, False)
+    NodeEstimate(nodes=8, terms=5, general=False, complete=True)
     """
-    return node_probe(game, max_terms, work_elements)[:3]
-
-
-def node_probe(game, max_terms=None, work_elements=WORK_ELEMENTS) -> tuple[int, int, bool, bool]:
-    """:func:`estimate_nodes_detail`, and whether the probe saw every term of the game.
-
-    When it did, the count holds for every term (see :func:`nodes_for_all`).
-
-    Parameters
-    ----------
-    game, max_terms, work_elements
-        As :func:`estimate_nodes_detail`.
-
-    Returns
-    -------
-    (nodes, terms, general, complete)
-        The first three as :func:`estimate_nodes_detail` gives them; ``complete``: whether
-        every term of the game was seen.
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`estimate_nodes_detail`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import kernelxai as kx
-    >>> a = np.random.default_rng(0).uniform(0.9, 1.0, size=(5, 40))
-    >>> node_probe(kx.ProductGame(a, np.ones_like(a), np.ones(5)))
-    (8, 5, False, True)
-    """
-    if not isinstance(game, ProductGame):
-        raise TypeError(f"estimate_nodes needs a ProductGame; got {type(game).__name__}")
-    d = game.n_players
-    full = max(1, math.ceil(d / 2))
-    if work_elements is not WORK_ELEMENTS:
-        work_elements = check_positive_int(work_elements, "work_elements")
-    max_terms = probe_terms(game, work_elements) if max_terms is None else \
-        check_positive_int(max_terms, "max_terms")
-    key = (max_terms, work_elements)
-    stamp = _game_stamp(game)
-    store = _current_store(game, stamp)
-    if store is None:
-        store = {"names": stamp[0], "values": stamp[1], "estimates": {}}
-    if key not in store["estimates"]:
-        *found, kept = _probe_nodes(game, d, full, max_terms, work_elements)
-        store["estimates"][key] = tuple(found)
-        if kept is not None:
-            store.setdefault("tasks", {})[kept[0]] = kept[1]
-        try:
-            setattr(game, _ESTIMATE_ATTRIBUTE, store)
-        except AttributeError:  # pragma: no cover - a game that takes no attributes: no cache
-            pass
-    return store["estimates"][key]
+    return NodeProbes().estimate(game, max_terms, work_elements)
 
 
 def probe_terms(game, work_elements=WORK_ELEMENTS) -> int:
@@ -294,9 +284,9 @@ def probe_terms(game, work_elements=WORK_ELEMENTS) -> int:
     All when every term of the game fits in one task of the quadrature
     (:func:`task_terms`): the route would count the nodes of that one task on
     one thread, so the probe costs what the route's own count would, and the
-    route takes it (:func:`nodes_for_all`) instead of computing it again. A
-    game of several tasks counts them on several threads: the probe looks at
-    its first 4096 terms only (fewer at large d, at most 2^19 numbers).
+    route takes it (:meth:`NodeProbes.nodes_for_all`) instead of computing it
+    again. A game of several tasks counts them on several threads: the probe
+    looks at its first 4096 terms only (fewer at large d, at most 2^19 numbers).
     """
     d = max(1, game.n_players)
     terms = game.n_terms()
@@ -305,19 +295,29 @@ def probe_terms(game, work_elements=WORK_ELEMENTS) -> int:
     return max(1, min(PROBE_TERMS, _PROBE_ELEMENTS // d))
 
 
-def nodes_for_all(game) -> int | None:
-    """A node count enough for every term of ``game``, when a probe already saw them all; else None.
+@dataclass
+class _GameProbes:
+    """What the probes of one call found on one game: estimates by (max_terms, work_elements), and
+    the tasks of a probe that cut the whole game as the route would, by (max_elements, work_elements)."""
 
-    A small game (one explained point, say) fits in the node-count probe of
-    the cost estimate (:func:`estimate_nodes_detail`): the probe then counted
-    the nodes of every task of the game's terms. A task's count bounds the
-    error of each of its terms (its sums are the largest over them), so the
-    largest count over the probe's tasks integrates every term of the game to
-    full accuracy, whichever task the route puts it in: the route may use it
-    for every task instead of counting again (when its tasks are the probe's,
-    as for a game of one task, the counts are the same). Nothing is probed
-    here; a game whose cached probe stopped short, or changed since, gives
-    None.
+    game: object            # held, so that its id names it for as long as the call lasts
+    estimates: dict = field(default_factory=dict)
+    tasks: dict = field(default_factory=dict)
+
+
+class NodeProbes:
+    """The node-count probes of one call, game by game: made by the call, dropped with it.
+
+    A call's cost estimate probes its game (:meth:`estimate`); its route then
+    takes the count (:meth:`nodes_for_all`) and, for a game the probe saw
+    whole, the very tasks the probe formed (:meth:`tasks`) rather than asking
+    the game for them again -- on a one-point call that second pass costs a
+    tenth of the call (#25). Nothing is written on the games: a game is
+    looked up by identity, and the probes hold it, so it is the same object
+    (games are not changed after they are made) for as long as the probes
+    live. ``kx.shapley_values`` and ``kx.explain`` make one per call (the
+    resolved options of ``method="product"`` carry it from the cost estimate to
+    the run).
 
     Examples
     --------
@@ -325,59 +325,62 @@ def nodes_for_all(game) -> int | None:
     >>> import kernelxai as kx
     >>> a = np.random.default_rng(0).uniform(0.9, 1.0, size=(5, 40))
     >>> g = kx.ProductGame(a, np.ones_like(a), np.ones(5))
-    >>> nodes_for_all(g) is None              # not probed yet
+    >>> probes = NodeProbes()
+    >>> probes.nodes_for_all(g) is None          # not probed yet
     True
-    >>> estimate_nodes(g), nodes_for_all(g)   # the probe saw all 5 terms
+    >>> probes.estimate(g).nodes, probes.nodes_for_all(g)   # the probe saw all 5 terms
     (8, 8)
+    >>> vars(g).keys() == vars(kx.ProductGame(a, np.ones_like(a), np.ones(5))).keys()   # nothing on g
+    True
     """
-    store = _current_store(game)
-    if store is None:
-        return None
-    complete = [nodes for nodes, _, _, whole in store["estimates"].values() if whole]
-    return min(complete) if complete else None
 
+    def __init__(self):
+        self._games = {}
 
-def probed(game, max_elements, work_elements) -> tuple[int | None, list | None]:
-    """(:func:`nodes_for_all`, the tasks the probe formed) of ``game``, each None when not known.
+    def estimate(self, game, max_terms=None, work_elements=WORK_ELEMENTS) -> NodeEstimate:
+        """:func:`estimate_nodes_detail` of ``game``, probed once per call and kept here."""
+        if not isinstance(game, ProductGame):
+            raise TypeError(f"estimate_nodes needs a ProductGame; got {type(game).__name__}")
+        if work_elements is not WORK_ELEMENTS:
+            work_elements = check_positive_int(work_elements, "work_elements")
+        max_terms = probe_terms(game, work_elements) if max_terms is None else \
+            check_positive_int(max_terms, "max_terms")
+        found = self._games.setdefault(id(game), _GameProbes(game))
+        key = (max_terms, work_elements)
+        if key not in found.estimates:
+            probe = _probe(game, max_terms, work_elements, self)
+            found.estimates[key] = probe.estimate
+            if probe.tasks is not None:
+                found.tasks[probe.tasks_key] = probe.tasks
+        return found.estimates[key]
 
-    A probe that looked at every term of a game (a game of one task: one
-    explained point, say) cut them into the very tasks the quadrature route
-    would, with the route's default block size, and kept them: the route
-    takes them (``max_elements`` and ``work_elements`` as the probe's) rather
-    than asking the game for its terms again -- on a one-point call that
-    second pass costs a tenth of the call (#25). The tasks are the same
-    objects, so the result is bit for bit the one without a probe.
-    """
-    store = _current_store(game)
-    if store is None:
-        return None, None
-    complete = [nodes for nodes, _, _, whole in store["estimates"].values() if whole]
-    return (min(complete) if complete else None), store.get("tasks", {}).get((max_elements, work_elements))
+    def nodes_for_all(self, game) -> int | None:
+        """A node count enough for every term of ``game``, when a probe of this call saw them all; else None.
 
+        A small game (one explained point, say) fits in the node-count probe of
+        the cost estimate: the probe then counted the nodes of every task of the
+        game's terms. A task's count bounds the error of each of its terms (its
+        sums are the largest over them), so the largest count over the probe's
+        tasks integrates every term of the game to full accuracy, whichever task
+        the route puts it in: the route may use it for every task instead of
+        counting again (when its tasks are the probe's, as for a game of one
+        task, the counts are the same). Nothing is probed here.
+        """
+        found = self._games.get(id(game))
+        complete = [] if found is None else [e.nodes for e in found.estimates.values() if e.complete]
+        return min(complete) if complete else None
 
-def _current_store(game, stamp=None):
-    """The node estimates cached on ``game``, or None when there are none or the game changed since.
+    def tasks(self, game, max_elements, work_elements) -> list[Task] | None:
+        """The tasks a probe of this call cut the whole of ``game`` into, with these block sizes; else None.
 
-    ``stamp``: :func:`_game_stamp` of the game, when the caller has it.
-    """
-    store = game.__dict__.get(_ESTIMATE_ATTRIBUTE) if hasattr(game, "__dict__") else None
-    if store is None:
-        return None
-    names, values = _game_stamp(game) if stamp is None else stamp
-    if (store["names"] != names or len(store["values"]) != len(values)
-            or any(x is not y for x, y in zip(store["values"], values))):
-        return None
-    return store
-
-
-def _game_stamp(game):
-    """What the node estimate of ``game`` depends on: its sizes and its attributes (by identity).
-
-    Attributes named ``_kx_...`` are caches (this estimate's, a game's computed terms), not inputs.
-    """
-    own = getattr(game, "__dict__", {})
-    keys = tuple(k for k in own if k[:4] != "_kx_")   # in the order set (another order: a miss, not an error)
-    return (type(game), game.n_players, game.n_instances, game.n_terms(), keys), tuple(own[k] for k in keys)
+        A probe that looked at every term of a game (a game of one task) cut
+        them into the very tasks the quadrature route would, with the route's
+        default block size (``max_elements``) and ``work_elements``: the route
+        takes them as they are, so its result is bit for bit the one without a
+        probe.
+        """
+        found = self._games.get(id(game))
+        return None if found is None else found.tasks.get((max_elements, work_elements))
 
 
 def summands(game) -> list:
@@ -410,54 +413,77 @@ def summands(game) -> list:
     return [game]
 
 
-def _probe_nodes(game, d, full, max_terms, work_elements):
-    """(nodes, terms seen, general, whether the count holds for every term, kept tasks or None).
+class _Probe(NamedTuple):
+    """A probe's :class:`NodeEstimate`, and the tasks it kept (the whole game in the route's own tasks) or None."""
 
-    Kept tasks: ``((max_elements, work_elements), tasks)`` when the probe cut
-    the whole game into the route's own tasks (see :func:`probed`).
-    """
+    estimate: NodeEstimate
+    tasks: list[Task] | None = None
+    tasks_key: tuple | None = None
+
+
+def _probe(game, max_terms, work_elements, probes) -> _Probe:
+    """Probe ``game``'s first ``max_terms`` terms (a sum: each part, through ``probes``)."""
+    full = max(1, math.ceil(game.n_players / 2))
     if full == 1:
-        return 1, 0, True, True, None
+        return _Probe(NodeEstimate(1, 0, True, True))
     parts = summands(game)
-    if len(parts) > 1:  # each part's first terms (its own cache): the largest count, all terms seen
-        found = []
-        for part in parts:
-            estimate_nodes_detail(part, max_terms, work_elements)
-            found.append(part.__dict__[_ESTIMATE_ATTRIBUTE]["estimates"][(max_terms, work_elements)])
-        return (max(q for q, _, _, _ in found), sum(k for _, k, _, _ in found),
-                any(g for _, _, g, _ in found), all(w for _, _, _, w in found), None)
+    if len(parts) > 1:  # each part's first terms: the largest count, all terms seen
+        found = [probes.estimate(part, max_terms, work_elements) for part in parts]
+        return _Probe(NodeEstimate(max(e.nodes for e in found), sum(e.terms for e in found),
+                                   any(e.general for e in found), all(e.complete for e in found)))
+    return _probe_whole(game, full, max_terms, work_elements)
+
+
+class _Count:
+    """The running node count of a probe over a game's first tasks (at most ``max_terms`` terms)."""
+
+    def __init__(self, d, full, max_terms, work_elements):
+        self.d, self.full, self.max_terms = d, full, max_terms
+        self.space = thread_workspace(work_elements)
+        self.nodes, self.seen, self.general, self.whole = 0, 0, False, True
+
+    def add(self, task):
+        """Count the nodes of the task's terms that are still within ``max_terms``."""
+        a, c = task.a, task.c
+        take = min(len(a), self.max_terms - self.seen)
+        self.whole = self.whole and take == len(a)
+        a, c = a[:take], None if c is None else c[:take]
+        self.general = self.general or c is not None
+        self.seen += take
+        if self.nodes < self.full and not alike_everywhere(task.w[:take], a, c):   # alike: not integrated
+            self.nodes = max(self.nodes, _task_nodes(a, c, self.d, self.space))
+
+    def estimate(self, complete) -> NodeEstimate:
+        return NodeEstimate(max(self.nodes, 1), self.seen, self.general, complete)
+
+
+def _probe_whole(game, full, max_terms, work_elements) -> _Probe:
+    """Probe one product game; a game the probe sees whole is cut in the route's own tasks, kept for it."""
+    d = game.n_players
     terms = game.n_terms()
     total = None if terms is None else int(terms) * (game.n_instances or 1)
     # the whole game: probe it in the route's own blocks and tasks, and keep them for the route
     route_elements = working_elements(8) if total is not None and max_terms >= total else None
     kept = None if route_elements is None else []
-    nodes, seen, general, whole = 0, 0, False, True
-    space = thread_workspace(work_elements)
+    count = _Count(d, full, max_terms, work_elements)
     tasks = iter_tasks(game, "quadrature", route_elements or 4 * max_terms * d, work_elements)
     try:
         for task in tasks:
             if kept is not None:
                 kept.append(task)
-            a, c = task[4], task[5]
-            take = min(len(a), max_terms - seen)
-            whole = whole and take == len(a)
-            a, c = a[:take], None if c is None else c[:take]
-            general = general or c is not None
-            seen += take
-            if nodes < full and not alike_everywhere(task[3][:take], a, c):   # alike terms: not integrated
-                nodes = max(nodes, _task_nodes(a, c, d, space))
-            if nodes >= full and kept is None:  # the most any term needs: the count holds for all
-                return nodes, seen, general, True, None
-            if seen >= max_terms and kept is None:  # all seen only if there can be no more (not formed)
-                whole = whole and total is not None and seen >= total
+            count.add(task)
+            if kept is None and count.nodes >= full:  # the most any term needs: the count holds for all
+                return _Probe(count.estimate(True))
+            if kept is None and count.seen >= max_terms:  # all seen only if there can be no more (not formed)
+                count.whole = count.whole and total is not None and count.seen >= total
                 break
     finally:
         tasks.close()
-    if seen == 0:
-        return full, 0, True, True, None
-    if kept is not None:  # the generator ran out: every term was seen (instances may share terms)
-        kept = ((route_elements, work_elements), kept) if whole else None
-    return max(nodes, 1), seen, general, whole, kept
+    if count.seen == 0:
+        return _Probe(NodeEstimate(full, 0, True, True))
+    if kept is not None and count.whole:  # the generator ran out: every term was seen (instances may share terms)
+        return _Probe(count.estimate(True), kept, (route_elements, work_elements))
+    return _Probe(count.estimate(count.whole))
 
 
 def _task_nodes(a, c, d, space):

@@ -17,11 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import working_elements
+from .._params import Checked, Data, Either, InstanceOf, Integer, parameters
 from .._validation import check_columns, check_positive_int
 from ..estimators._gauss_legendre import gauss_legendre_01, leave_one_out_product
 from ..estimators._registry import check_cost
 from ..models.convert import as_expansion
 from ..parallel import reduce_rows
+from ..parallel._chunking import check_n_jobs
 from ..parallel._reductions import reduction_jobs
 from ..values._agnostic import check_background
 from ._background_summaries import BackgroundSummary
@@ -31,25 +33,25 @@ __all__ = ["summary_bound", "SummaryBound"]
 
 @dataclass
 class SummaryBound:
-    """Bounds on how far interventional Shapley values move when a background is replaced.
+    r"""Bounds on how far interventional Shapley values move when a background is replaced.
 
-    From :func:`summary_bound`. For every explained point x and feature i,
-    ``|phi_i(x; full) - phi_i(x; summary)| <= bound[i]`` and the base values
-    (v(empty)) differ by at most ``base_bound``.
+    From :func:`summary_bound`. For every explained point :math:`x` and feature :math:`i`,
+    :math:`|\phi_i(x; \text{full}) - \phi_i(x; \text{summary})| \le` ``bound[i]`` and the base values
+    (:math:`v(\emptyset)`) differ by at most ``base_bound``.
 
     Attributes
     ----------
     bound : ndarray (d,)
         Per feature: ``norm * feature_mmd``.
     base_bound : float
-        ``norm * mmd``: the bound on the change of the base value E_b f(b).
+        ``norm * mmd``: the bound on the change of the base value :math:`\mathbb{E}_b f(b)`.
     norm : float
-        ||f - b||_H = sqrt(alpha' K alpha), the RKHS norm of the model
+        :math:`\|f - b\|_{\mathcal{H}} = \sqrt{\alpha^\top K \alpha}`, the RKHS norm of the model
         without its intercept (which the change of background does not touch).
     mmd : float
         MMD between the two backgrounds in the model's kernel (all features).
     feature_mmd : ndarray (d,)
-        Per feature i: r1_i + r2_i, the Shapley-weighted root-mean-square
+        Per feature :math:`i`: :math:`r_{1,i} + r_{2,i}`, the Shapley-weighted root-mean-square
         marginal MMDs of the derivation in :func:`summary_bound`.
     feature_names : list of str
         The model's feature names.
@@ -85,63 +87,75 @@ class SummaryBound:
                 f"{self.n_background} rows)")
 
 
+@parameters("kx.explainers.summary_bound",
+            summary=Either(InstanceOf((BackgroundSummary,), "a BackgroundSummary"), Data()), background=Data(),
+            max_elements=Integer(1, none=True), n_jobs=Checked(check_n_jobs))
 def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None) -> SummaryBound:
-    """Bound the change of interventional Shapley values when ``background`` is replaced by ``summary``.
+    r"""Bound the change of interventional Shapley values when ``background`` is replaced by ``summary``.
 
     The interventional value function averages the model over a background
     sample; with a product kernel it is a kernel mean embedding (RKHS-SHAP
     Prop. 3), so changing the background moves every value by at most
-    ||f||_H times a maximum mean discrepancy -- the Cauchy-Schwarz step of
-    RKHS-SHAP Theorem 6 (there applied to a change of x, here to a change of
+    :math:`\|f\|_{\mathcal{H}}` times a maximum mean discrepancy -- the Cauchy-Schwarz step of
+    RKHS-SHAP Theorem 6 (there applied to a change of :math:`x`, here to a change of
     the background). Which MMD takes some care; the derivation:
 
-    Let k = prod_l k_l with k_l(x, x) = 1 (RBF, Laplace, Cauchy,
-    Categorical and products of these), H = tensor_l H_l its RKHS,
-    f = sum_j alpha_j k(., x_j) + b, and P, Q the two backgrounds (uniform
-    on their rows). For a coalition S with complement S^c, ::
+    Let :math:`k = \prod_l k_l` with :math:`k_l(x, x) = 1` (RBF, Laplace, Cauchy,
+    Categorical and products of these), :math:`\mathcal{H} = \bigotimes_l \mathcal{H}_l` its RKHS,
+    :math:`f = \sum_j \alpha_j k(\cdot, x_j) + b`, and :math:`P, Q` the two backgrounds (uniform
+    on their rows). For a coalition :math:`S` with complement :math:`S^c`,
 
-        nu_P(x, S) = E_{z~P} f(x_S, z_{S^c}) = < f - b, k_S(., x_S) (x) mu^P_{S^c} >_H + b,
+    .. math::
+        \nu_P(x, S) = \mathbb{E}_{z \sim P} f(x_S, z_{S^c})
+                    = \big\langle f - b,\ k_S(\cdot, x_S) \otimes \mu^P_{S^c} \big\rangle_{\mathcal{H}} + b,
 
-    with mu^P_{S^c} = E_{z~P} k_{S^c}(., z_{S^c}) the embedding of P's
-    marginal on S^c. Hence, by Cauchy-Schwarz and ``||k_S(., x_S)|| = 1``, ::
+    with :math:`\mu^P_{S^c} = \mathbb{E}_{z \sim P}\, k_{S^c}(\cdot, z_{S^c})` the embedding of :math:`P`'s
+    marginal on :math:`S^c`. Hence, by Cauchy-Schwarz and :math:`\|k_S(\cdot, x_S)\| = 1`,
 
-        |nu_P(x, S) - nu_Q(x, S)| <= ||f - b||_H M(S^c),
+    .. math::
+        |\nu_P(x, S) - \nu_Q(x, S)| \le \|f - b\|_{\mathcal{H}}\, M(S^c),
 
-    where M(T) = ||mu^P_T - mu^Q_T|| is the MMD of the marginals on the
-    features T (M(empty) = 0; M(D) is the ordinary MMD). The Shapley value
-    ``phi_i = sum_{S ⊆ D \\ i} mu(|S|) (nu(S + i) - nu(S))`` with Shapley weights
-    mu(s) = s!(d-s-1)!/d!, which sum to 1 over S ⊆ D \\ i, so ::
+    where :math:`M(T) = \|\mu^P_T - \mu^Q_T\|` is the MMD of the marginals on the
+    features :math:`T` (:math:`M(\emptyset) = 0`; :math:`M(D)` is the ordinary MMD). The Shapley value
+    :math:`\phi_i = \sum_{S \subseteq D \setminus i} \mu(|S|)\, \big(\nu(S + i) - \nu(S)\big)` with Shapley weights
+    :math:`\mu(s) = s!\,(d-s-1)!\,/\,d!`, which sum to 1 over :math:`S \subseteq D \setminus i`, so
 
-        |phi_i^P(x) - phi_i^Q(x)| <= ||f - b|| sum_S mu(|S|) (M(D \\ (S + i)) + M(D \\ S))
-                                  <= ||f - b|| (r1_i + r2_i),
-        r1_i^2 = sum_S mu(|S|) M(D \\ (S + i))^2,   r2_i^2 = sum_S mu(|S|) M(D \\ S)^2
+    .. math::
+        |\phi_i^P(x) - \phi_i^Q(x)|
+            &\le \|f - b\| \sum_S \mu(|S|) \big(M(D \setminus (S + i)) + M(D \setminus S)\big)
+             \le \|f - b\|\, (r_{1,i} + r_{2,i}), \\
+        r_{1,i}^2 &= \sum_S \mu(|S|)\, M(D \setminus (S + i))^2, \qquad
+        r_{2,i}^2 = \sum_S \mu(|S|)\, M(D \setminus S)^2
 
     (Jensen's inequality for the square root, the weights summing to 1). Each
-    M(T)^2 = E_PP k_T - 2 E_PQ k_T + E_QQ k_T is an average of the product
-    kernel restricted to T, and the Shapley-weighted sums over coalitions
-    collapse by the Beta integral mu(s) = int_0^1 t^s (1 - t)^(d-1-s) dt
-    (as in :func:`~kernelxai.estimators.product_shapley`): for a pair (z, z') with kappa_l = k_l(z_l, z'_l), ::
+    :math:`M(T)^2 = \mathbb{E}_{PP} k_T - 2\, \mathbb{E}_{PQ} k_T + \mathbb{E}_{QQ} k_T` is an average of the product
+    kernel restricted to :math:`T`, and the Shapley-weighted sums over coalitions
+    collapse by the Beta integral :math:`\mu(s) = \int_0^1 t^s (1 - t)^{d-1-s}\, dt`
+    (as in :func:`~kernelxai.estimators.product_shapley`): for a pair :math:`(z, z')` with
+    :math:`\kappa_l = k_l(z_l, z'_l)`,
 
-        sum_S mu(|S|) k_{D \\ (S + i)}(z, z') = int_0^1 prod_{l != i} (t + (1 - t) kappa_l) dt =: A_i,
-        sum_S mu(|S|) k_{D \\ S}(z, z')       = kappa_i A_i,
+    .. math::
+        \sum_S \mu(|S|)\, k_{D \setminus (S + i)}(z, z')
+            &= \int_0^1 \prod_{l \ne i} \big(t + (1 - t)\, \kappa_l\big)\, dt =: A_i, \\
+        \sum_S \mu(|S|)\, k_{D \setminus S}(z, z') &= \kappa_i A_i,
 
-    a polynomial of degree d - 1 in t, integrated exactly by ceil(d/2)
-    Gauss-Legendre nodes. So r1_i^2 and r2_i^2 are MMD^2-like averages of
-    A_i and kappa_i A_i over pairs of rows -- O(d ceil(d/2)) per pair, no
-    enumeration of the 2^d coalitions. The base value v(empty) = E_P f moves
-    by at most ||f - b|| M(D).
+    a polynomial of degree :math:`d - 1` in :math:`t`, integrated exactly by :math:`\lceil d/2 \rceil`
+    Gauss-Legendre nodes. So :math:`r_{1,i}^2` and :math:`r_{2,i}^2` are :math:`\mathrm{MMD}^2`-like averages of
+    :math:`A_i` and :math:`\kappa_i A_i` over pairs of rows -- :math:`O(d \lceil d/2 \rceil)` per pair, no
+    enumeration of the :math:`2^d` coalitions. The base value :math:`v(\emptyset) = \mathbb{E}_P f` moves
+    by at most :math:`\|f - b\|\, M(D)`.
 
     The MMD of all features alone does *not* bound the Shapley values: a
-    marginal M(T) can exceed M(D) by a large factor (two samples that differ
+    marginal :math:`M(T)` can exceed :math:`M(D)` by a large factor (two samples that differ
     only in feature 2 but are spread out in feature 1 have a small joint MMD
     when feature 1's lengthscale is short, and a marginal MMD on feature 2
-    up to sqrt(n) times larger), which is why the marginals enter.
+    up to :math:`\sqrt{n}` times larger), which is why the marginals enter.
 
     Parameters
     ----------
     model : kernel model
         Anything :func:`kernelxai.models.as_expansion` converts, with a
-        product kernel whose factors satisfy k_l(x, x) = 1 (RBF, Laplace,
+        product kernel whose factors satisfy :math:`k_l(x, x) = 1` (RBF, Laplace,
         Cauchy, Categorical, Product of these; a Nystroem pipeline with an
         RBF or Laplacian kernel).
     summary : BackgroundSummary or array (n, d) or DataFrame
@@ -169,7 +183,7 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
     ------
     TypeError
         If the model's kernel is not a product kernel, or one of its factors
-        has k_l(x, x) != 1 (so that ||k_S(., x_S)|| = 1 fails).
+        has :math:`k_l(x, x) \ne 1` (so that :math:`\|k_S(\cdot, x_S)\| = 1` fails).
     ValueError
         If a sample has fewer than 2 rows, the wrong number of features or
         columns other than the model's, or ``max_elements`` is not positive.
@@ -178,8 +192,8 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
 
     Notes
     -----
-    The cost is O((N + n)^2 d ceil(d/2)) kernel evaluations: the full
-    background enters through its own pairs (E_PP), as in every MMD against
+    The cost is :math:`O\big((N + n)^2 d \lceil d/2 \rceil\big)` kernel evaluations: the full
+    background enters through its own pairs (:math:`\mathbb{E}_{PP}`), as in every MMD against
     it (:func:`mmd`, :func:`summarize`). N = 20 000 at d = 5 takes tens of
     seconds; the ``max_cost`` guard of :func:`kernelxai.config_context`
     refuses much larger problems before starting (compare against a large

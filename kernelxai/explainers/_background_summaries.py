@@ -23,11 +23,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._config import working_elements
-from .._validation import check_choice, check_columns, check_matrix, check_positive_int, check_rng
+from .._params import Anything, Checked, Data, Integer, OneOf, Seed, parameters
+from .._validation import check_columns, check_matrix, check_positive_int, check_rng
 from ..estimators._registry import check_cost
 from ..kernels import RBF, Kernel
 from ..models._estimation import resolve_kernel
 from ..parallel import reduce_rows
+from ..parallel._chunking import check_n_jobs
 from ..parallel._reductions import reduction_jobs
 
 if TYPE_CHECKING:
@@ -98,7 +100,7 @@ def _kernel_row_sums(job, X):
 
 
 def mean_embedding(kernel, A, X, max_elements=None, progress=False) -> np.ndarray:
-    """(1/N) sum_j k(a, x_j) for every row a of A: a reduction over X in blocks of rows of A and of X.
+    r""":math:`\frac{1}{N} \sum_j k(a, x_j)` for every row :math:`a` of A: a reduction over X in blocks of rows of A and of X.
 
     No block holds more than about ``max_elements`` kernel values (at least one
     row of A by one row of X), so nothing of size len(A) x N is formed however
@@ -123,7 +125,7 @@ def mean_embedding(kernel, A, X, max_elements=None, progress=False) -> np.ndarra
     Returns
     -------
     ndarray (a,)
-        mu_X(a) = (1/N) sum_j k(a, x_j) for each row a of A.
+        :math:`\mu_X(a) = \frac{1}{N} \sum_j k(a, x_j)` for each row :math:`a` of A.
 
     Examples
     --------
@@ -151,11 +153,21 @@ def _check_mmd_cost(N, n, d, what, herding=False):
                        "backend='dask')) and kx.config_context(max_cost=None)"])
 
 
-def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None, n_jobs=None) -> float:
-    """The maximum mean discrepancy between a (weighted) sample and a reference sample.
+#: what the background helpers declare besides their samples
+_MAX_ELEMENTS, _N_JOBS = Integer(1, none=True), Checked(check_n_jobs)
 
-    MMD^2 = w'K(S, S)w - 2 w'K(S, R)1/N + 1'K(R, R)1/N^2 for the sample S with
-    weights w (default uniform) and the reference R of N rows (uniform): the
+
+@parameters("kx.explainers.mmd", sample=Data(), reference=Data(), weights=Data(none=True), kernel=Anything(),
+            max_elements=_MAX_ELEMENTS, n_jobs=_N_JOBS)
+def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None, n_jobs=None) -> float:
+    r"""The maximum mean discrepancy between a (weighted) sample and a reference sample.
+
+    .. math::
+        \mathrm{MMD}^2 = w^\top K(S, S)\, w - \frac{2}{N}\, w^\top K(S, R)\, \mathbf{1}
+                         + \frac{1}{N^2}\, \mathbf{1}^\top K(R, R)\, \mathbf{1}
+
+    for the sample :math:`S` with
+    weights :math:`w` (default uniform) and the reference :math:`R` of :math:`N` rows (uniform): the
     RKHS distance between the two kernel mean embeddings (a V-statistic, so it
     is 0 for a sample against itself). The Gram matrices are formed in row
     blocks of at most ``max_elements`` numbers: nothing of size N x N.
@@ -236,6 +248,7 @@ def _mmd(kernel, S, w, R, mu_S, rr, max_elements=None):
     return float(np.sqrt(max(sq, 0.0)))
 
 
+@parameters("kx.explainers.subsample", X=Data(), n=Integer(1), seed=Seed())
 def subsample(X, n, seed=None) -> np.ndarray | pd.DataFrame:
     """n rows of X drawn uniformly at random without replacement.
 
@@ -244,6 +257,7 @@ def subsample(X, n, seed=None) -> np.ndarray | pd.DataFrame:
     X : array (N, d) or DataFrame
     n : int, 1 <= n <= N
     seed : None, int or numpy Generator
+        ``random_state=``, scikit-learn's name, is accepted too.
 
     Returns
     -------
@@ -322,8 +336,10 @@ class BackgroundSummary:
                 f"mmd={self.mmd:.4g}, weighted_mmd={self.weighted_mmd:.4g})")
 
 
+@parameters("kx.explainers.summarize", X=Data(), n=Integer(1), method=OneOf("kmeans", "herding"), kernel=Anything(),
+            seed=Seed(), max_elements=_MAX_ELEMENTS, n_jobs=_N_JOBS)
 def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=None, n_jobs=None) -> BackgroundSummary:
-    """n points that represent the sample X, and the MMD they cost.
+    r"""n points that represent the sample X, and the MMD they cost.
 
     Parameters
     ----------
@@ -337,7 +353,7 @@ def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=Non
         a fraction), weighted by cluster size. ``"herding"``: kernel herding --
         n distinct rows of X chosen greedily, each the candidate that most
         reduces the MMD between the rows chosen so far and X, i.e. maximising
-        mu(x) - (1/(t+1)) sum_s k(x, x_s) with mu the sample's mean embedding
+        :math:`\mu(x) - \frac{1}{t+1} \sum_s k(x, x_s)` with :math:`\mu` the sample's mean embedding
         (vectorised over all N candidates); weights 1/n.
     kernel : kernelxai Kernel, optional
         The kernel of the MMD (and of herding). Default: product RBF with
@@ -346,7 +362,7 @@ def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=Non
         Randomness of k-means' initialisation (herding is deterministic).
     max_elements : int, optional
         float64 numbers one block of kernel values may hold; nothing of size
-        N x N is formed. Herding and the MMD cost O(N^2 d) time: above
+        :math:`N \times N` is formed. Herding and the MMD cost :math:`O(N^2 d)` time: above
         ``kx.config_context(max_cost=...)`` the call refuses before starting.
     n_jobs : int, optional
         Workers for the mean embeddings over X (as in scikit-learn, or a Dask
@@ -380,7 +396,6 @@ def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=Non
     arr = _check_sample(X, min_rows=2)
     N = len(arr)
     n = _check_size(n, N)
-    method = check_choice(method, "method", ("kmeans", "herding"))
     rng = check_rng(seed)
     show = _check_mmd_cost(N, n, arr.shape[1], f"summarize ({method}) of {N} rows",
                            herding=method == "herding")

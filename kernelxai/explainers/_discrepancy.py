@@ -34,6 +34,7 @@ from pandas.api.types import is_complex_dtype, is_float_dtype
 
 from .._calibration import Work, kernel_factors
 from .._config import config_context, progress_enabled, working_elements
+from .._params import Boolean, Data, Either, InstanceOf, Integer, OneOf, Seed, Text, parameters
 from .._validation import (
     as_real_array,
     check_columns,
@@ -43,8 +44,8 @@ from .._validation import (
     feature_names_of,
 )
 from ..estimators._common import progress_bar, progress_iter
-from ..estimators._registry import check_cost
-from ..estimators._shapley import shapley_values
+from ..estimators._registry import Estimator, check_cost
+from ..estimators._shapley import option_takers, resolve_method, shapley_values
 from ..explanation import Explanation
 from ..kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
 from ..values._kernel_statistics import BLOCK_ELEMENTS, HSICGame, MMDGame
@@ -184,15 +185,19 @@ def _check_hsic_test(n, dx, dy, B):
                       ["fewer permutations (n_permutations=...)", "a subsample of the rows"])
 
 
+@parameters("kx.explainers.mmd_permutation_test", X=Data(), Z=Data(),
+            kernel=InstanceOf((Kernel,), "a kernelxai kernel"), unbiased=Boolean(), n_permutations=Integer(0),
+            seed=Seed(), max_elements=Integer(1))
 def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, seed=None,
                          max_elements=BLOCK_ELEMENTS) -> tuple[float, float]:
-    """MMD^2 and its permutation-test p-value (Gretton et al. 2012).
+    r""":math:`\mathrm{MMD}^2` and its permutation-test p-value (Gretton et al. 2012).
 
-    The pooled sample is split at random into groups of sizes n and m,
-    ``n_permutations`` times; p = (1 + #{MMD^2_perm >= MMD^2}) / (1 + B). All
-    permutations are scored together: with S the (N, B) matrix of X-group
-    indicators, the within- and across-group sums are read off K S, computed
-    from row blocks of the Gram matrix (memory O(N B + max_elements)). Needs a
+    The pooled sample is split at random into groups of sizes :math:`n` and :math:`m`,
+    ``n_permutations`` times;
+    :math:`p = \big(1 + \#\{\mathrm{MMD}^2_{\mathrm{perm}} \ge \mathrm{MMD}^2\}\big) / (1 + B)`. All
+    permutations are scored together: with :math:`S` the :math:`(N, B)` matrix of X-group
+    indicators, the within- and across-group sums are read off :math:`K S`, computed
+    from row blocks of the Gram matrix (memory :math:`O(N B + \text{max\_elements})`). Needs a
     product kernel (its Gram matrix is built in blocks of the per-feature tensor).
 
     Parameters
@@ -204,8 +209,8 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     kernel : ProductKernel
         Kernel whose ``gram`` takes ``max_elements`` (a product kernel).
     unbiased : bool, default True
-        Score the U-statistic MMD^2_u (within-sample diagonals left out) or the
-        biased V-statistic MMD^2_b.
+        Score the U-statistic :math:`\mathrm{MMD}^2_u` (within-sample diagonals left out) or the
+        biased V-statistic :math:`\mathrm{MMD}^2_b`.
     n_permutations : int, default 200
         Number B of random splits of the pooled sample; 0 skips the test.
     seed : None, int or Generator
@@ -216,7 +221,7 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     Returns
     -------
     statistic : float
-        MMD^2 of X against Z.
+        :math:`\mathrm{MMD}^2` of X against Z.
     p_value : float
         The permutation p-value, in [1 / (1 + B), 1]; NaN when
         ``n_permutations`` is 0.
@@ -236,6 +241,8 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     >>> round(stat, 4), round(p, 4)
     (0.2728, 0.0196)
     """
+    check_columns(Z, "Z", sample=X, sample_name="X")   # DataFrames: the same columns, in order
+    X, Z = check_matrix(X, "X"), check_matrix(Z, "Z", n_features=np.shape(X)[1])
     rng = check_rng(seed)
     U = np.vstack([X, Z])
     N, n, m = len(U), len(X), len(Z)
@@ -270,9 +277,17 @@ def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, see
     return observed, float((1 + np.sum(stats[1:] >= observed)) / (1 + B))
 
 
+#: what both discrepancy explainers declare (besides their samples and kernels)
+_PARAMETERS = dict(method=Either(Text(), InstanceOf((Estimator,), "an Estimator")), n_permutations=Integer(0),
+                   seed=Seed(), max_elements=Integer(1, none=True), progress=Boolean(none=True))
+_KERNEL = InstanceOf((Kernel,), "a kernelxai kernel (e.g. kx.kernels.RBF)", none=True)
+
+
+@parameters("kx.explain_mmd", consumers=option_takers, X=Data(), Z=Data(), kernel=_KERNEL, unbiased=Boolean(),
+            **_PARAMETERS)
 def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permutations=200,
                 seed=None, max_elements=None, progress=None, **options) -> Explanation:
-    """Shapley values of the MMD between two samples over their features (PKeX Prop. 6).
+    r"""Shapley values of the MMD between two samples over their features (PKeX Prop. 6).
 
     Parameters
     ----------
@@ -286,13 +301,13 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
         features of different scales first, or pass a per-feature kernel
         such as ``RBF(kx.kernels.median_heuristic(pooled))``.
     unbiased : bool, default True
-        Explain the U-statistic MMD^2_u (PKeX's estimator) or the biased
+        Explain the U-statistic :math:`\mathrm{MMD}^2_u` (PKeX's estimator) or the biased
         V-statistic.
     method : str
         Any estimator of :func:`kernelxai.shapley_values`; default the exact
         quadrature (``"stable"``, ``"newton"``, ``"exact"`` reproduce it).
     n_permutations : int, default 200
-        Permutations for the p-value of MMD^2 (0 skips the test).
+        Permutations for the p-value of :math:`\mathrm{MMD}^2` (0 skips the test).
     seed : int or Generator, optional
         Randomness of the permutation test (and of sampling estimators).
     max_elements : int, optional
@@ -358,11 +373,15 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
     if kernel is None:
         kernel = RBF(median_heuristic(pooled, pooled=True))
     kernel = _check_product_kernel(kernel, "kernel", d)
-    n_permutations = check_positive_int(n_permutations, "n_permutations", minimum=0)
     rng = check_rng(seed)
-    _check_mmd_test(len(X) + len(Z), d, n_permutations)   # refuse before any work
+    _check_mmd_test(len(X) + len(Z), d, n_permutations)   # cheap to price: refused before the game is built
     game = MMDGame(X, Z, kernel, unbiased=unbiased, player_names=names,
                    meta={"value_function": "MMD functional baseline (PKeX Def. 5)"})
+    # the whole call priced before any work: the attribution and the permutation test
+    _check_call_cost([game], method, max_elements, options, mmd_test_work(len(X) + len(Z), d, n_permutations),
+                     f"explain_mmd (n = {len(X)}, m = {len(Z)}, d = {d}: the attribution and the permutation "
+                     f"test, {n_permutations} permutations)",
+                     ["fewer permutations (n_permutations=...)", "subsamples of both samples"])
     with _call_progress(progress, 2, "explain_mmd") as (bar, show):
         expl = _estimate(game, method, rng, max_elements, show, options)
         bar.update(1)
@@ -379,6 +398,17 @@ def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permuta
     # v(empty) = 0 exactly (PKeX Lemma 11); the estimator's sum of weights is 0 up to rounding.
     # One signed explanation of the statistic: values (d,), base value 0.
     return _statistic_explanation(expl, meta)
+
+
+def _check_call_cost(games, method, max_elements, options, test_work, what, advice) -> None:
+    """Refuse, before any work, a call whose games' attributions and permutation test exceed ``max_cost``."""
+    work = test_work
+    for game in games:
+        est, _, resolved, cost = resolve_method(game, method, {**options, "max_elements": max_elements})
+        cost = est.cost(game, resolved) if cost is None else cost
+        work = work + cost.work
+        advice = advice + [a for a in est.advice(game, resolved) if a not in advice]
+    check_cost(work, what, advice)
 
 
 def _statistic_explanation(expl, meta):
@@ -491,16 +521,20 @@ def _prepare_target(Y, n, kernel_y):
     return Ym, kernel, list(names), labels
 
 
+@parameters("kx.explainers.hsic_permutation_test", X=Data(), Y=Data(),
+            kernel_x=InstanceOf((Kernel,), "a kernelxai kernel"), kernel_y=InstanceOf((Kernel,), "a kernelxai kernel"),
+            n_permutations=Integer(0), seed=Seed(), max_elements=Integer(1, none=True))
 def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=None,
                           max_elements=None) -> tuple[float, float]:
-    """HSIC = tr(K H L H) / (n-1)^2 and its permutation-test p-value (Gretton et al. 2007).
+    r""":math:`\mathrm{HSIC} = \operatorname{tr}(K H L H) / (n-1)^2` and its permutation-test p-value (Gretton et al. 2007).
 
     The rows of Y are shuffled against X ``n_permutations`` times;
-    p = (1 + #{HSIC_perm >= HSIC}) / (1 + B). Neither n x n Gram matrix is
-    held whole: with kbar the row means of K, tr(K H L H) is the sum of
-    (K_ij - kbar_i - kbar_j + mean(kbar)) L_ij, accumulated over row blocks of
-    K and L (the permuted L's rows are those of Y[p]). Memory is
-    O(max_elements + n B); time O(n^2 (B + 2)) kernel evaluations.
+    :math:`p = \big(1 + \#\{\mathrm{HSIC}_{\mathrm{perm}} \ge \mathrm{HSIC}\}\big) / (1 + B)`. Neither
+    :math:`n \times n` Gram matrix is held whole: with :math:`\bar k` the row means of :math:`K`,
+    :math:`\operatorname{tr}(K H L H)` is the sum of
+    :math:`(K_{ij} - \bar k_i - \bar k_j + \operatorname{mean}(\bar k))\, L_{ij}`, accumulated over row blocks of
+    :math:`K` and :math:`L` (the permuted :math:`L`'s rows are those of ``Y[p]``). Memory is
+    :math:`O(\text{max\_elements} + n B)`; time :math:`O(n^2 (B + 2))` kernel evaluations.
 
     Parameters
     ----------
@@ -517,7 +551,7 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
     Returns
     -------
     statistic : float
-        HSIC of X and Y (the biased estimate with the 1/(n-1)^2 scaling).
+        HSIC of X and Y (the biased estimate with the :math:`1/(n-1)^2` scaling).
     p_value : float
         The permutation p-value, in [1 / (1 + B), 1]; NaN when
         ``n_permutations`` is 0.
@@ -538,6 +572,8 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
     >>> round(stat, 4), round(p, 4)
     (0.0156, 0.0196)
     """
+    X = check_matrix(X, "X")
+    Y = check_matrix(as_real_array(Y, "Y").reshape(len(X), -1), "Y")
     rng = check_rng(seed)
     n = len(X)
     B = int(n_permutations)
@@ -567,9 +603,12 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
     return observed, float((1 + np.sum(stats[1:] >= observed)) / (1 + B))
 
 
+@parameters("kx.explain_hsic", consumers=option_takers, X=Data(), Y=Data(), kernel_x=_KERNEL,
+            kernel_y=Either(OneOf("delta", "categorical"), InstanceOf((Kernel,), "a kernelxai kernel"), none=True),
+            attribute=OneOf("auto", "x", "y", "both"), **_PARAMETERS)
 def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method="product",
                  n_permutations=200, seed=None, max_elements=None, progress=None, **options) -> Explanation:
-    """Shapley values of HSIC(X, Y) over the features of X (PKeX Prop. 8; App. G for Y).
+    r"""Shapley values of HSIC(X, Y) over the features of X (PKeX Prop. 8; App. G for Y).
 
     Parameters
     ----------
@@ -586,14 +625,14 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
         Default: delta for class labels, else RBF by the median heuristic.
         Attributing to Y's features needs a product kernel.
     attribute : {"auto", "x", "y", "both"}
-        Whose features share HSIC: X's (PKeX Prop. 8), Y's (App. G, L_S with
-        K fixed), or both -- two rows, one per game, each summing to HSIC,
+        Whose features share HSIC: X's (PKeX Prop. 8), Y's (App. G, :math:`L_S` with
+        :math:`K` fixed), or both -- two rows, one per game, each summing to HSIC,
         with the other side's columns 0. "auto": "x" for a single target
         column, "both" for a multivariate Y.
     method : str
         Estimator of :func:`kernelxai.shapley_values` (default exact quadrature).
     n_permutations : int, default 200
-        Permutations for the p-value (0 skips the test). Each costs n^2
+        Permutations for the p-value (0 skips the test). Each costs :math:`n^2`
         kernel evaluations; memory stays bounded by ``max_elements``.
     seed : int or Generator, optional
     max_elements : int, optional
@@ -654,8 +693,6 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
     n, d = X.shape
     x_names = x_names or [f"x{j}" for j in range(d)]
     Ym, kernel_y, y_names, labels = _prepare_target(Y, n, kernel_y)
-    if attribute not in ("auto", "x", "y", "both"):
-        raise ValueError(f"attribute must be 'auto', 'x', 'y' or 'both'; got {attribute!r}")
     if attribute == "auto":
         attribute = "x" if Ym.shape[1] == 1 else "both"
     sides = {"x": ["x"], "y": ["y"], "both": ["x", "y"]}[attribute]
@@ -672,22 +709,30 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
         _check_features(Ym.shape[1], "HSIC (Y side)")
         _check_not_constant(Ym, y_names, "Y")
         kernel_y = _check_product_kernel(kernel_y, "kernel_y", Ym.shape[1])
-    n_permutations = check_positive_int(n_permutations, "n_permutations", minimum=0)
     rng = check_rng(seed)
-    _check_hsic_test(len(X), X.shape[1], Ym.shape[1], n_permutations)   # refuse before any work
+    _check_hsic_test(n, d, Ym.shape[1], n_permutations)   # cheap to price: refused before the games are built
+    games = {}
+    for side in sides:
+        if side == "x":
+            games[side] = HSICGame(X, Ym, kernel_x, kernel_y, player_names=x_names,
+                                   meta={"value_function": "HSIC functional baseline (PKeX Def. 7)"},
+                                   max_elements=max_elements)
+        else:
+            games[side] = HSICGame(Ym, X, kernel_y, kernel_x, player_names=y_names,
+                                   meta={"value_function": "HSIC functional baseline, Y side (PKeX App. G)"},
+                                   max_elements=max_elements)
+    test_work = hsic_test_work(len(X), X.shape[1], Ym.shape[1], n_permutations)
+    # the whole call priced before any work: each side's attribution and the permutation test
+    _check_call_cost(list(games.values()), method, max_elements, options, test_work,
+                     f"explain_hsic (n = {n}, attribute={attribute!r}: the attribution and the HSIC "
+                     f"permutation test, {n_permutations} permutations)",
+                     ["fewer permutations (n_permutations=...)", "a subsample of the rows"])
     rows, row_names = [], []
     meta = {}
-    seconds = hsic_test_work(len(X), X.shape[1], Ym.shape[1], n_permutations).seconds
+    seconds = test_work.seconds
     with _call_progress(progress, len(sides) + 1, "explain_hsic") as (bar, show):
         for side in sides:
-            if side == "x":
-                game = HSICGame(X, Ym, kernel_x, kernel_y, player_names=x_names,
-                                meta={"value_function": "HSIC functional baseline (PKeX Def. 7)"},
-                                max_elements=max_elements)
-            else:
-                game = HSICGame(Ym, X, kernel_y, kernel_x, player_names=y_names,
-                                meta={"value_function": "HSIC functional baseline, Y side (PKeX App. G)"},
-                                max_elements=max_elements)
+            game = games[side]
             e = _estimate(game, method, rng, max_elements, show, options)
             meta.update(e.meta)
             seconds += e.meta.get("estimated_seconds", 0.0)

@@ -18,12 +18,39 @@ from __future__ import annotations
 
 import functools
 import inspect
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._params import did_you_mean, unknown_keywords_error
-from ..estimators._registry import InvalidOptionError, estimators, get_estimator
+import numpy as np
+
+from .._config import get_config
+from .._params import (
+    Checked,
+    Data,
+    Either,
+    Groups,
+    InstanceOf,
+    Names,
+    Seed,
+    Text,
+    did_you_mean,
+    parameters,
+    unknown_keywords_error,
+)
+from ..estimators._registry import (
+    Estimator,
+    InvalidOptionError,
+    check_cost,
+    estimators,
+    format_seconds,
+    get_estimator,
+)
+from ..estimators._shapley import resolve_method
 from ..games import ProductGame
-from ..parallel._chunking import check_n_jobs
+from ..models.convert._dispatch import output_plan
+from ..models.convert._plans import OUTPUTS, CallOutput
+from ..parallel._chunking import check_n_jobs, check_rows_per_chunk
+from ..parallel._runner import execution
 from ..values import _base as _values
 from ..values._agnostic import GaussianConditional, Marginal, MarginalGame
 from ..values._conditional import Empirical, GaussianCopula
@@ -33,6 +60,9 @@ from ._rows import explain_rows
 
 if TYPE_CHECKING:
     from ..explanation import Explanation
+    from ..games import Game
+    from ..models import KernelExpansion
+    from ..values import ValueFunction
 
 __all__ = ["explain", "BackgroundRequiredError", "check_keywords", "unknown_keyword_error"]
 
@@ -206,6 +236,14 @@ def check_keywords(target, value, method, options, *, entry="kx.explain", argume
         raise unknown_keyword_error(entry, unknown, arguments, value, vf_names, estimator_names)
 
 
+#: The declared parameters kx.explain shares with the entry points built on it (kx.explain_interactions).
+PARAMETERS = dict(X=Data(), background=Data(none=True), value=Text(),
+                  method=Either(Text(), InstanceOf((Estimator,), "an Estimator")), groups=Groups(none=True),
+                  group_names=Names(none=True), output=Text(none=True), n_jobs=Checked(check_n_jobs),
+                  rows_per_chunk=Checked(check_rows_per_chunk))
+
+
+@parameters("kx.explain", seed=Seed(), **PARAMETERS)
 def explain(model, X, value="interventional", background=None, method="auto", *, groups=None,
             group_names=None, output=None, n_jobs=None, rows_per_chunk=None, **options) -> Explanation:
     """Shapley values of a kernel model's predictions at the rows of ``X``.
@@ -352,66 +390,203 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
     door = intake(model, output)
     X, background = dense_inputs(X, background)
     plan = door.plan
+    check_value_applies(door, model, value)
     if plan is not None:  # one explanation per output (models.convert.plans), stacked on an outputs axis
         missing = plan.missing_background(background)
         if missing:
             raise BackgroundRequiredError(missing)
-        return plan.finish([_explain_target(target, X, value, plan.background_for(target.model, background),
-                                            method, groups, group_names, n_jobs, rows_per_chunk, dict(options))
+        _check_outputs_cost(door, X, value, background, method, groups, group_names, n_jobs, options)
+        return plan.finish([_explain_target(target, X, value=value,
+                                            background=plan.background_for(target.model, background),
+                                            method=method, groups=groups, group_names=group_names,
+                                            n_jobs=n_jobs, rows_per_chunk=rows_per_chunk, options=dict(options))
                             for target in door.targets])
-    return _explain_target(door.targets[0], X, value, background, method, groups, group_names, n_jobs,
-                           rows_per_chunk, options)
+    return _explain_target(door.targets[0], X, value=value, background=background, method=method, groups=groups,
+                           group_names=group_names, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk, options=options)
 
 
-def _explain_target(target, X, value, background, method, groups, group_names, n_jobs, rows_per_chunk,
+#: value functions that explain any model through model calls (the interventional game by averaging them)
+_MODEL_CALL_VALUES = (Interventional, Marginal, GaussianConditional, GaussianCopula, Empirical)
+
+
+def check_value_applies(door, model, value) -> None:
+    """Refuse, before any work, a value function that needs a kernel for an output explained through model calls.
+
+    ``value="observational"`` or ``"functional_baseline"`` work with the model's
+    kernel; an output that is not a kernel expansion (a KernelDensity's default
+    ``"log_density"``, a classifier's ``"probability"``, a random forest) has none.
+    The message names the model (never an internal class), says why the output
+    is explained through model calls, and lists the outputs of the same model
+    that are exact, e.g. ``output="density"`` of a KernelDensity.
+
+    Parameters
+    ----------
+    door : Intake
+        The model through the door (``kernelxai.explainers._intake.intake``).
+    model : object
+        The model as the user passed it.
+    value : str
+        The value function's name.
+
+    Raises
+    ------
+    TypeError
+        The value function needs a kernel model and an output of ``door`` is
+        explained through model calls.
+    ValueError
+        ``value`` is not a registered value function.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.neighbors import KernelDensity
+    >>> kde = KernelDensity(bandwidth=0.5).fit(np.random.default_rng(0).normal(size=(30, 2)))
+    >>> check_value_applies(intake(kde), kde, "observational")
+    Traceback (most recent call last):
+    ...
+    TypeError: value='observational' needs a kernel model ... output='density' is exact (a kernel expansion): ...
+    """
+    cls = _values.get(value)
+    if issubclass(cls, _MODEL_CALL_VALUES):
+        return
+    called = [t for t in door.targets if not t.is_exact]
+    if not called:
+        return
+    target = called[0]
+    name = getattr(target.model, "display_name", type(target.model).__name__)
+    kind = door.plan.kind if door.plan is not None else None
+    what = f"this {name}" + (f"'s output {kind!r}" if kind is not None else "")
+    exact = _exact_outputs(model, kind)
+    alternative = ""
+    if exact:
+        listed = " and ".join(f"output={o!r}" for o in exact)
+        alternative = (f" {listed} {'is' if len(exact) == 1 else 'are'} exact (a kernel expansion): "
+                       f"kx.explain(model, X, value={value!r}, output={exact[0]!r}).")
+    raise TypeError(
+        f"value={value!r} needs a kernel model (it works with the model's kernel), and {what} is "
+        f"explained through model calls ({target.why_not}).{alternative} Or explain "
+        f"{'that output' if kind is not None else 'it'} through model calls: "
+        "kx.explain(model, X, value='marginal', background=X_train) (the interventional game) "
+        "or value='gaussian_conditional' / 'gaussian_copula' / 'empirical'")
+
+
+def _exact_outputs(model, current):
+    """The outputs of ``model`` other than ``current`` that are kernel expansions (an error path: tries each)."""
+    exact = []
+    for name in OUTPUTS:
+        if name == current:
+            continue
+        try:
+            plan = output_plan(model, name)
+        except (TypeError, ValueError):
+            continue
+        if plan is not None and plan.targets and not any(isinstance(t, CallOutput) for _, t in plan.targets):
+            exact.append(name)
+    return exact
+
+
+def output_cost_key(target) -> tuple:
+    """What an output's cost depends on: its kernel's kind and expansion points, or "model calls".
+
+    Two outputs with the same key build games of the same shape (their coefficients differ), so
+    the estimators price them the same.
+    """
+    expansion = target.expansion
+    if expansion is None:
+        return ("model calls",)
+    return ("expansion", type(expansion.kernel).__name__, getattr(expansion.kernel, "is_product", None),
+            np.shape(expansion.X_train), np.ndim(expansion.alpha))
+
+
+def _check_outputs_cost(door, X, value, background, method, groups, group_names, n_jobs, options) -> None:
+    """The cost guard of a call with several outputs: all of them priced together before the first starts.
+
+    Each output's game is built (cheap: the games are lazy) and priced as
+    :func:`~kernelxai.explainers._rows.explain_rows` prices it; their sum, over
+    the workers ``n_jobs`` asks for, is held to ``max_cost``. Outputs whose
+    games have the same shape (the components of a KernelPCA: one kernel, one
+    set of expansion points, other coefficients; the classes of a model
+    explained through model calls) cost the same and are priced once. A call
+    that would fail is left to fail where it always does (the per-output steps).
+    """
+    if get_config()["max_cost"] is None or len(door.targets) < 2:
+        return
+    plan = door.plan
+    total, first, priced = None, None, {}
+    try:
+        for target in door.targets:
+            key = output_cost_key(target)
+            if key not in priced:
+                rest = {k: v for k, v in options.items() if k not in _OWN}
+                check_keywords(target, value, method, rest)
+                game = _build_game(target, X, value, plan.background_for(target.model, background),
+                                   groups=groups, group_names=group_names, options=rest).game
+                est, _, resolved, cost = resolve_method(game, method, rest)
+                priced[key] = est.cost(game, resolved) if cost is None else cost
+                if first is None:
+                    first = (est, game, resolved, priced[key])
+            total = priced[key] if total is None else total + priced[key]
+    except (TypeError, ValueError):
+        return   # refused where the outputs are explained, with that step's message
+    workers = 1 if n_jobs is None else execution(n_jobs, max(1, len(X)))[1]
+    est, game, resolved, cost = first
+    k = len(door.targets)
+    advice = [f"fewer outputs (this model's {plan.kind!r} has {k}: explain a model with fewer "
+              "components, classes or targets)", "fewer rows of X"]
+    advice += [a for a in est.advice(game, resolved) + list(game.cost_advice()) if a not in advice]
+    check_cost(total.work * (1.0 / workers),
+               f"kx.explain of the {k} outputs ({plan.kind!r}: about {format_seconds(cost.seconds)} each, "
+               f"method={est.name!r})", advice)
+
+
+def _explain_target(target, X, *, value, background, method, groups, group_names, n_jobs, rows_per_chunk,
                     options):
     """kx.explain of one output of the model (a ``kernelxai.explainers._intake.Target``)."""
-    model = target.model
     check_n_jobs(n_jobs)
     check_keywords(target, value, method, options)
-    game, route, expansion, model_output, accepted, vf = _build_game(
-        target, X, value, background, groups=groups, group_names=group_names, options=options)
-    if method in ("product", "quadrature", "stable", "newton") and not isinstance(game, ProductGame):
-        kernel = None if expansion is None else expansion.kernel
-        why = (f"the model is explained through model calls ({route})" if kernel is None
-               else f"the model's kernel {kernel!r} is not a product kernel" if not kernel.is_product
-               else f"the {value!r} value function does not produce a product game")
-        raise ValueError(
-            f"method={method!r} computes exact Shapley values of product games only, and {why}. "
-            "Product kernels: RBF, Laplace, Cauchy, Categorical, Product (value='interventional' "
-            "or 'functional_baseline'). Use method='auto', 'exact' (up to ~12 features), 'kernel' "
-            "(budget=...) or 'permutation' instead")
+    built = _build_game(target, X, value, background, groups=groups, group_names=group_names, options=options)
+    _check_product_method(method, built, value)
     try:
-        result = explain_rows(vf, game, X, method, options, n_jobs=n_jobs,
+        result = explain_rows(built.value_function, built.game, X, method, options, n_jobs=n_jobs,
                               rows_per_chunk=rows_per_chunk)
     except InvalidOptionError as err:
-        vf_names = [k for k in accepted if k not in ("background", "data", "groups", "group_names")]
+        vf_names = [k for k in built.accepted if k not in ("background", "data", "groups", "group_names")]
         unknown = [k for k in options if k not in _OWN and str(k) in str(err)]
         hint = did_you_mean(unknown, vf_names)
         raise InvalidOptionError(
             f"{err} The {value!r} value function accepts: {', '.join(vf_names) or 'no options'}."
             + (f" {hint}" if hint else "")) from None
-    result.meta["route"] = route
-    folded = _folded_steps(model) if expansion is not None else None
+    result.meta["route"] = built.route
+    folded = _folded_steps(target.model) if built.expansion is not None else None
     if folded:
         result.meta["preprocessing"] = (f"{', '.join(folded)} folded into the kernel (per-feature "
                                         "affine): values in the original features' units")
-    if model_output is not None:
-        result.meta["model_method"] = result.meta["model_output"] = model_output  # the method called
+    if built.model_output is not None:
+        result.meta["model_method"] = result.meta["model_output"] = built.model_output  # the method called
     return result
 
 
-def build_game(model, X, value="interventional", background=None, *, groups=None,
-               group_names=None, options=None, return_value_function=False):
-    """The game ``kx.explain`` explains, for a model with one output (no ``output=`` plan).
+def _check_product_method(method, built, value) -> None:
+    """Refuse the product routes (``method="product"``, ...) for a game that is not a product game."""
+    if method not in ("product", "quadrature", "stable", "newton") or isinstance(built.game, ProductGame):
+        return
+    kernel = None if built.expansion is None else built.expansion.kernel
+    why = (f"the model is explained through model calls ({built.route})" if kernel is None
+           else f"the model's kernel {kernel!r} is not a product kernel" if not kernel.is_product
+           else f"the {value!r} value function does not produce a product game")
+    raise ValueError(
+        f"method={method!r} computes exact Shapley values of product games only, and {why}. "
+        "Product kernels: RBF, Laplace, Cauchy, Categorical, Product (value='interventional' "
+        "or 'functional_baseline'). Use method='auto', 'exact' (up to ~12 features), 'kernel' "
+        "(budget=...) or 'permutation' instead")
 
-    Used by :func:`kx.explain <explain>` and :func:`kx.explain_interactions
-    <kernelxai.explainers._interactions.explain_interactions>`, so both explain the same game.
-    The value function's keywords are popped from the dict ``options``; what
-    is left belongs to the estimator.
 
-    Returns
-    -------
+@dataclass(frozen=True)
+class GameBuild:
+    """The game ``kx.explain`` explains, and what was learnt building it (:func:`build_game`).
+
+    Attributes
+    ----------
     game : Game
     route : str
         What ``meta["route"]`` reports.
@@ -423,18 +598,39 @@ def build_game(model, X, value="interventional", background=None, *, groups=None
     accepted : list of str
         The value function's constructor keywords (for error messages).
     value_function : ValueFunction
-        Only with ``return_value_function=True``: the object that built ``game``
-        (``value_function.game(rows)`` gives the game of other rows).
+        The object that built ``game`` (``value_function.game(rows)`` gives the game of other rows).
+    """
+
+    game: Game
+    route: str
+    expansion: KernelExpansion | None
+    model_output: str | None
+    accepted: list
+    value_function: ValueFunction
+
+
+def build_game(model, X, value="interventional", background=None, *, groups=None,
+               group_names=None, options=None) -> GameBuild:
+    """The game ``kx.explain`` explains, for a model with one output (no ``output=`` plan).
+
+    Used by :func:`kx.explain <explain>` and :func:`kx.explain_interactions
+    <kernelxai.explainers._interactions.explain_interactions>`, so both explain the same game.
+    The value function's keywords are popped from the dict ``options``; what
+    is left belongs to the estimator.
+
+    Returns
+    -------
+    GameBuild
+        The game, the route ``meta["route"]`` reports, the kernel expansion (or
+        None), the model's method called (or None), the value function's
+        keywords and the value function itself.
     """
     options = {} if options is None else options
-    game, route, expansion, model_output, accepted, vf = _build_game(
-        as_target(model), X, value, background, groups=groups, group_names=group_names, options=options)
-    if return_value_function:
-        return game, route, expansion, model_output, accepted, vf
-    return game, route, expansion, model_output, accepted
+    return _build_game(as_target(model), X, value, background, groups=groups, group_names=group_names,
+                       options=options)
 
 
-def _build_game(target: Target, X, value, background, *, groups, group_names, options):
+def _build_game(target: Target, X, value, background, *, groups, group_names, options) -> GameBuild:
     """build_game of a model already through the door (``kernelxai.explainers._intake.as_target``)."""
     expansion = target.expansion
     cls = _values.get(value)
@@ -462,7 +658,7 @@ def _build_game(target: Target, X, value, background, *, groups, group_names, op
     game = vf.game(X)
     if expansion is not None:
         route = _exact_route(expansion, value, cls, game)
-    return game, route, expansion, model_output, accepted, vf
+    return GameBuild(game, route, expansion, model_output, accepted, vf)
 
 
 def _folded_steps(model):

@@ -53,29 +53,25 @@ values (with credible bands) at new points from values computed at others.
 
 from __future__ import annotations
 
-import math
-import numbers
+import functools
+from typing import NamedTuple
 
 import numpy as np
 
-from .. import parallel
 from .._calibration import Work
+from .._params import Anything, Boolean, Checked, Data, Integer, OneOf, Real, Seed, parameters
 from .._threads import small_blas
 from ..estimators._registry import CALL_STEPS, check_cost
 from ..explanation import Explanation
+from ..parallel import plan_rows, run_rows
+from ..parallel._chunking import check_n_jobs, check_rows_per_chunk
+from ..parallel._merging import concat_results
+from ..parallel._runner import execution
+from ..parallel._seeding import shared_seed
 from ._explain import explain
 from ._gp_posterior import Z95, check_rows, efficiency_variance, fitted_gp, gp_background, one_vs_rest
 from ._gp_product import product_terms
-from ._gp_routes import (
-    DEFAULT_PERMUTATIONS,
-    ExactRoute,
-    ProductRoute,
-    SampledRoute,
-    choose_route,
-    observational_weights,
-    route_cost,
-    uniform_weights,
-)
+from ._gp_routes import CovarianceProblem, choose_route, get_route, observational_weights, uniform_weights
 from ._shapley_prior import ShapleyPrior
 
 __all__ = ["explain_gp", "ShapleyPrior"]
@@ -85,17 +81,20 @@ _METHODS = ("auto", "exact", "product", "sampled")
 _VALUES = ("interventional", "observational")
 
 
+@parameters("kx.explain_gp", gp=Anything(), X=Data(), value=OneOf(*_VALUES), background=Data(none=True),
+            joint=Boolean(), method=OneOf(*_METHODS), eta=Real(0.0), budget=Integer(1, none=True), seed=Seed(),
+            n_jobs=Checked(check_n_jobs), rows_per_chunk=Checked(check_rows_per_chunk))
 def explain_gp(gp, X, value="interventional", background=None, *, joint=False, method="auto",
-               eta=1e-3, budget=None, random_state=None, n_jobs=None,
+               eta=1e-3, budget=None, seed=None, n_jobs=None,
                rows_per_chunk=None) -> Explanation:
-    """Shapley values of a Gaussian process posterior, with their exact covariance.
+    r"""Shapley values of a Gaussian process posterior, with their exact covariance.
 
     Under the posterior, the function f is random, and so are its Shapley
     values. They are jointly Gaussian: their mean is the Shapley values of the
     posterior mean (exactly ``kx.explain(gp, X, value=value,
-    background=background)``), and their covariance is ``A C A^T`` with C the
+    background=background)``), and their covariance is :math:`A C A^\top` with :math:`C` the
     posterior covariance of the *latent* function at the evaluation points
-    (x_S, b_{S^c}) and A the Shapley weights times the value function's
+    :math:`(x_S, b_{S^c})` and :math:`A` the Shapley weights times the value function's
     weights of the background rows.
 
     Parameters
@@ -108,8 +107,8 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         not of noisy observations y. Or a fitted binary
         ``GaussianProcessClassifier``: its latent function (the log-odds of
         the second class) under scikit-learn's Laplace approximation, whose
-        posterior is Gaussian with covariance ``k - k_X W^(1/2) B^(-1)
-        W^(1/2) k_X`` (the one ``predict_proba`` integrates over); the mean
+        posterior is Gaussian with covariance :math:`k - k_X W^{1/2} B^{-1} W^{1/2} k_X`
+        (the one ``predict_proba`` integrates over); the mean
         is ``kx.explain(gp, X, output="latent")``. Or a fitted multi-class
         ``GaussianProcessClassifier`` (one-vs-rest): scikit-learn fits one
         binary Laplace classifier per class c (``gp.base_estimator_.estimators_``),
@@ -118,30 +117,33 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     X : array (n, d) or DataFrame
         Points to explain.
     value : {"interventional", "observational"}
-        ``"interventional"``: v_x(S) = (1/m) sum_b f(x_S, b_{S^c}).
-        ``"observational"``: v_x(S) = sum_b beta_b(x_S) f(x_S, b_{S^c}) with the
+        ``"interventional"``: :math:`v_x(S) = \frac{1}{m} \sum_b f(x_S, b_{S^c})`.
+        ``"observational"``: :math:`v_x(S) = \sum_b \beta_b(x_S)\, f(x_S, b_{S^c})` with the
         conditional-mean-embedding weights of RKHS-SHAP (product kernels,
         regularisation ``eta``), as ``kx.explain(gp, X, "observational")``.
     background : array (m, d), optional
-        Background rows b; defaults to the GP's training inputs. The work
-        grows as m^2: keep m modest (``kx.explainers.subsample`` or
+        Background rows :math:`b`; defaults to the GP's training inputs. The work
+        grows as :math:`m^2`: keep :math:`m` modest (``kx.explainers.subsample`` or
         ``kx.explainers.summarize``).
     joint : bool
         Also return the covariance across points and features,
         ``joint_covariance`` of shape (n*d, n*d), ordered point-major
         (index ``i * d + j``).
     method : {"auto", "exact", "product", "sampled"}
-        How the covariance is computed (see the module docstring).
+        How the covariance is computed: ``"exact"`` enumerates the :math:`2^d` coalitions
+        (any kernel, either value function), ``"product"`` integrates the interventional
+        values of product kernels in polynomial time, ``"sampled"`` estimates it from random
+        permutations (with jackknife standard errors).
         ``"auto"``: ``"product"`` for interventional values of a product
-        kernel (or a sum of them), else ``"exact"`` while 2^d * m evaluation
+        kernel (or a sum of them), else ``"exact"`` while :math:`2^d m` evaluation
         points are affordable, else ``"sampled"``.
     eta : float
         CME regularisation of the observational value function.
     budget : int, optional
         Sampled route: game evaluations per explained point, turned into
         ``ceil(budget / (d - 1))`` permutations (default 64 permutations).
-    random_state : int or Generator, optional
-        Seed of the sampled route.
+    seed : int or Generator, optional
+        Seed of the sampled route (``random_state=``, scikit-learn's name, is accepted too).
     n_jobs : int, optional
         Workers over chunks of rows with joblib, as in :func:`kernelxai.explain`
         (``joint=False`` only); the result does not depend on it (:mod:`kernelxai.parallel`).
@@ -178,7 +180,7 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
         evaluation points exceed the exact route's limit.
     RuntimeError
         If the computed covariance violates efficiency (the variance of the
-        sum of the Shapley values must equal Var(f(x) - v_x(empty))).
+        sum of the Shapley values must equal :math:`\mathrm{Var}\big(f(x) - v_x(\emptyset)\big)`).
 
     Examples
     --------
@@ -195,111 +197,149 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
     binaries = one_vs_rest(gp)
     if binaries is not None:
         return _explain_classes(binaries, X, value, background, joint=joint, method=method, eta=eta,
-                                budget=budget, random_state=random_state, n_jobs=n_jobs,
+                                budget=budget, seed=seed, n_jobs=n_jobs,
                                 rows_per_chunk=rows_per_chunk)
     fitted = fitted_gp(gp)
-    if value not in _VALUES:
-        raise ValueError(f"value must be one of {_VALUES}; got {value!r}")
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
-    if not isinstance(joint, (bool, np.bool_)):
-        raise ValueError(f"joint must be True or False; got {joint!r}")
+    # value, method, joint, budget, seed, X and background (sparse densified): declared above
 
-    post = fitted.post
-    kernel = post.kernel
-    d = post.X_train.shape[1]
-    # the columns kx.explain requires: those the GP was fitted with (else the background's)
-    Xa = check_rows(X, d, model=fitted.mean_model, sample=background)
-    B = gp_background(background, post.X_train, d, model=fitted.mean_model)
-    n, m = Xa.shape[0], B.shape[0]
-    terms = product_terms(kernel, d) if value == "interventional" else None
-    route_name = choose_route(method, value, terms, d, m, n, joint)
-    if value == "observational":
-        terms_obs = product_terms(kernel, d)
-        if terms_obs is None or len(terms_obs) != 1:
+    call = _GPCall(fitted, X, value, background, joint=joint, method=method, eta=eta, budget=budget)
+    call.check_cost()
+    chunked = call.in_chunks(gp, X, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk, seed=seed)
+    if chunked is not None:
+        return chunked
+    return call.explanation(call.mean(X), call.covariance(seed))
+
+
+class _Covariance(NamedTuple):
+    """The covariance stage's result: per point (n, d, d), across points (n*d, n*d) or None, and
+    the sampled route's Monte Carlo standard errors (n, d, d) or None."""
+
+    per_point: np.ndarray
+    joint: np.ndarray | None
+    mc_stderr: np.ndarray | None
+
+
+class _GPJob(NamedTuple):
+    """What every chunk of rows of one :func:`explain_gp` call shares (:func:`_explain_gp_rows`)."""
+
+    gp: object
+    value: str
+    background: np.ndarray
+    method: str
+    eta: float
+    budget: int | None
+    seed: object
+
+
+class _GPCall:
+    """One :func:`explain_gp` call of one GP (a binary classifier or a regressor), stage by stage.
+
+    Made from the checked arguments: the points and background rows, the
+    covariance route (a plug-in of :mod:`~kernelxai.explainers._gp_routes`),
+    the value function's cell weights and the work the route prices. Then
+    :meth:`check_cost` (the cost guard, before any work), :meth:`in_chunks`
+    (the rows in chunks with joblib), :meth:`mean` (``kx.explain`` of the
+    posterior mean), :meth:`covariance` (the route's blocks, checked against
+    efficiency) and :meth:`explanation` (the result and its ``meta``).
+    """
+
+    def __init__(self, fitted, X, value, background, *, joint, method, eta, budget):
+        post = fitted.post
+        d = post.X_train.shape[1]
+        self.fitted, self.post, self.value, self.joint, self.eta, self.budget = \
+            fitted, post, value, joint, eta, budget
+        # the columns kx.explain requires: those the GP was fitted with (else the background's)
+        self.Xa = check_rows(X, d, model=fitted.mean_model, sample=background)
+        self.B = gp_background(background, post.X_train, d, model=fitted.mean_model)
+        self.n, self.m, self.d = self.Xa.shape[0], self.B.shape[0], d
+        terms = product_terms(post.kernel, d) if value == "interventional" else None
+        self.route = get_route(choose_route(method, value, terms, d, self.m, self.n, joint))
+        self.problem = CovarianceProblem(post, self.B, terms, self._weights(),
+                                         self.route.permutations(budget, d))
+        self.per = self.route.cost(d, self.m, post.n_train, self.route.cells(d, self.problem.n_permutations))
+        # plus the call's own steps (checks, the posterior, the Explanation) and each point's
+        # efficiency check (a small posterior covariance)
+        self.work = self.per * (self.n * self.n if joint else self.n) + Work(steps=CALL_STEPS + 150.0 * self.n)
+
+    def _weights(self):
+        """The value function's cell weights; observational values need a kernel of one product term."""
+        if self.value != "observational":
+            return functools.partial(uniform_weights, m=self.m)
+        kernel = self.post.kernel
+        terms = product_terms(kernel, self.d)
+        if terms is None or len(terms) != 1:
             raise ValueError(
                 "value='observational' in explain_gp uses RKHS-SHAP's conditional mean embedding of "
                 "a product kernel (RBF, ARD or not, times a constant, plus a WhiteKernel); this GP's "
                 f"kernel {kernel} is not one. Use value='interventional'."
             )
-        weights_fn = observational_weights(fitted.regressor, B, eta)
-    else:
-        weights_fn = lambda rows, masks: uniform_weights(rows, masks, m)  # noqa: E731
+        return observational_weights(self.fitted.regressor, self.B, self.eta)
 
-    n_perm = None
-    if route_name == "sampled":
-        if budget is None:
-            n_perm = DEFAULT_PERMUTATIONS
-        else:
-            if isinstance(budget, bool) or not isinstance(budget, numbers.Integral) or budget < 1:
-                raise ValueError(f"budget must be a positive integer (game evaluations); got {budget!r}")
-            n_perm = max(3, math.ceil(budget / max(1, d - 1)))
-    elif budget is not None:
-        raise ValueError(f"budget applies to method='sampled' only; the {route_name!r} route is exact")
+    def check_cost(self) -> None:
+        """The cost guard: refuse (CostLimitError) a call above ``max_cost`` before any work."""
+        check_cost(self.work,
+                   f"the {self.route.name} GP-SHAP covariance ({self.n} points, d = {self.d}, m = {self.m} "
+                   f"background rows, {self.post.n_train} training points{', jointly' if self.joint else ''})",
+                   ["a smaller background (kx.explainers.subsample / summarize)", "fewer explained points",
+                    "joint=False"])
 
-    # the sampled route's cells are the distinct coalitions its permutations pass (at most 2**d)
-    n_cells = {"exact": 2**d if d <= 30 else np.inf,
-               "sampled": min((n_perm or 3) * (d - 1) + 2, 2.0**d if d <= 60 else np.inf),
-               "product": 0}[route_name]
-    per = route_cost(route_name, d, m, post.n_train, n_cells)
-    # plus the call's own steps (checks, the posterior, the Explanation) and each point's
-    # efficiency check (a small posterior covariance)
-    work = per * (n * n if joint else n) + Work(steps=CALL_STEPS + 150.0 * n)
-    check_cost(work,
-               f"the {route_name} GP-SHAP covariance ({n} points, d = {d}, m = {m} background rows, "
-               f"{post.n_train} training points{', jointly' if joint else ''})",
-               ["a smaller background (kx.explainers.subsample / summarize)", "fewer explained points",
-                "joint=False"])
+    def in_chunks(self, gp, X, *, n_jobs, rows_per_chunk, seed) -> Explanation | None:
+        """The call's rows in chunks with joblib (:mod:`kernelxai.parallel`), or None: one chunk."""
+        if check_n_jobs(n_jobs) not in (None, 1) and self.joint:
+            raise ValueError("joint=True couples the rows (their cross-covariances): it runs in one "
+                             "process; n_jobs= applies to joint=False")
+        n, per = self.n, self.per
+        if self.joint or n < 2:
+            return None
+        rows = check_rows_per_chunk(rows_per_chunk) or plan_rows(n, per.ops * n, per.ops)
+        if rows >= n:
+            return None
+        name = self.route.name
+        job = _GPJob(gp, self.value, self.B, name, self.eta, self.budget,
+                     shared_seed(seed) if self.route.uses_rng else None)
+        pieces = run_rows(_explain_gp_rows, X, n_jobs=n_jobs, rows_per_chunk=rows, shared=job,
+                          desc=f"kx.explain_gp ({name})")
+        backend, workers = execution(n_jobs, len(pieces))
+        estimated = sum(piece.meta.get("estimated_seconds", 0.0) for piece in pieces) / workers
+        return concat_results(pieces, {"estimated_seconds": estimated}, n_jobs=workers,
+                              rows_per_chunk=rows, backend=backend)
 
-    if parallel.check_n_jobs(n_jobs) not in (None, 1) and joint:
-        raise ValueError("joint=True couples the rows (their cross-covariances): it runs in one "
-                         "process; n_jobs= applies to joint=False")
-    if not joint and n > 1:  # chunks of rows with joblib (kernelxai.parallel)
-        rows = parallel.check_rows_per_chunk(rows_per_chunk) or parallel.plan_rows(n, per.ops * n, per.ops)
-        if rows < n:
-            seed = parallel.shared_seed(random_state) if route_name == "sampled" else None
-            pieces = parallel.run_rows(_explain_gp_rows, X, n_jobs=n_jobs, rows_per_chunk=rows,
-                                       shared=(gp, value, B, route_name, eta, budget, seed),
-                                       desc=f"kx.explain_gp ({route_name})")
-            backend, workers = parallel.execution(n_jobs, len(pieces))
-            estimated = sum(piece.meta.get("estimated_seconds", 0.0) for piece in pieces) / workers
-            return parallel.concat_results(pieces, {"estimated_seconds": estimated}, n_jobs=workers,
-                                           rows_per_chunk=rows, backend=backend)
+    def mean(self, X) -> Explanation:
+        """The Shapley values of the posterior mean, exactly as ``kx.explain`` gives them."""
+        options = dict(self.fitted.mean_options, **({"eta": self.eta} if self.value == "observational" else {}))
+        return explain(self.fitted.mean_model, X if np.ndim(X) == 2 else self.Xa, value=self.value,
+                       background=self.B, **options)
 
-    # the mean: Shapley values of the posterior mean, exactly as kx.explain gives them
+    def covariance(self, seed) -> _Covariance:
+        """The route's covariance of the points' Shapley values, symmetrised and checked against efficiency."""
+        n, d = self.n, self.d
+        # solves and products with the training system on one BLAS thread when it is small (as
+        # the cost guard prices them; two threads were measured slower, idle or busy)
+        with small_blas(self.post.n_train):
+            computation = self.route.computation(self.problem, seed)
+            joint_cov = mc_err = None
+            if self.joint:
+                joint_cov = computation.block(self.Xa).transpose(0, 2, 1, 3).reshape(n * d, n * d)  # (n, n, d, d)
+                joint_cov = 0.5 * (joint_cov + joint_cov.T)
+                cov = np.stack([joint_cov[i * d:(i + 1) * d, i * d:(i + 1) * d] for i in range(n)])
+                if self.route.estimated:
+                    _, mc_err = computation.per_point(self.Xa)
+            else:
+                cov, mc_err = computation.per_point(self.Xa)
+            cov = 0.5 * (cov + np.transpose(cov, (0, 2, 1)))
+            self._check_efficiency(cov)
+        return _Covariance(cov, joint_cov, mc_err)
 
-    mean_kw = dict(fitted.mean_options, **({"eta": eta} if value == "observational" else {}))
-    mean = explain(fitted.mean_model, X if np.ndim(X) == 2 else Xa, value=value, background=B, **mean_kw)
+    def _check_efficiency(self, cov) -> None:
+        """Efficiency draw by draw: 1^T Cov(phi_x) 1 == Var(f(x) - v_x(empty)); variances not below zero.
 
-    # the covariance: solves and products with the training system on one BLAS thread when it
-    # is small (as the cost guard prices them; two threads were measured slower, idle or busy)
-    with small_blas(post.n_train):
-        if route_name == "product":
-            route = ProductRoute(post, B, terms)
-        elif route_name == "exact":
-            route = ExactRoute(post, B, weights_fn)
-        else:
-            rng = random_state if isinstance(random_state, np.random.Generator) \
-                else np.random.default_rng(random_state)
-            route = SampledRoute(post, B, weights_fn, n_perm, rng)
-
-        joint_cov = None
-        mc_err = None
-        if joint:
-            full = route.block(Xa)                                    # (n, n, d, d)
-            joint_cov = full.transpose(0, 2, 1, 3).reshape(n * d, n * d)
-            joint_cov = 0.5 * (joint_cov + joint_cov.T)
-            cov = np.stack([joint_cov[i * d:(i + 1) * d, i * d:(i + 1) * d] for i in range(n)])
-            if route_name == "sampled":
-                _, mc_err = route.per_point(Xa)
-        else:
-            cov, mc_err = route.per_point(Xa)
-        cov = 0.5 * (cov + np.transpose(cov, (0, 2, 1)))
-
-        # efficiency draw by draw: 1^T Cov(phi_x) 1 == Var(f(x) - v_x(empty)); exact for every route
-        # (each permutation's estimate is efficient, so the U-statistic is too)
-        for i in range(n):
-            target, size = efficiency_variance(post, Xa[i], B)
+        Exact for every route (each permutation's estimate is efficient, so the
+        U-statistic is too). A variance that is zero but for rounding (a point the GP
+        interpolates) can come out a hair below zero: it is set to zero, to the
+        same tolerance.
+        """
+        for i in range(self.n):
+            target, size = efficiency_variance(self.post, self.Xa[i], self.B)
             got = cov[i].sum()
             tol = 1e-8 * max(size, np.finfo(float).tiny)
             if abs(got - target) > tol:
@@ -307,62 +347,51 @@ def explain_gp(gp, X, value="interventional", background=None, *, joint=False, m
                     f"efficiency violated at row {i} of X: 1^T Cov(phi) 1 = {got!r} but "
                     f"Var(f(x) - v_x(empty)) = {target!r}; please report this"
                 )
-            # a variance that is zero but for rounding (a point the GP interpolates) can come out
-            # a hair below zero: it is zero, to the same tolerance as the check above
             diag = np.einsum("jj->j", cov[i])
             if diag.min() < -tol:
                 raise RuntimeError(f"a negative posterior variance {diag.min()!r} of a Shapley value at row {i} "
                                    f"of X (beyond rounding, {tol:.3g}); please report this")
             diag[diag < 0] = 0.0
 
-    stderr = np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0.0, None))
-    values = np.asarray(mean.values, dtype=float)
-    described = {
-        "exact": f"C is the GP posterior covariance at the 2^{d} x {m} evaluation points (x_S, b_(S^c)) "
-                 "of each point and A holds the Shapley weights",
-        "product": "computed without enumerating coalitions: the product-kernel Shapley games of the "
-                   "cross term and a 2-D Gauss-Legendre double Shapley transform of the prior term "
-                   "(exact to rounding)",
-        "sampled": f"estimated from {n_perm} random permutations per point (unbiased U-statistic; "
-                   "jackknife standard errors in meta['covariance_mc_stderr'])",
-    }[route_name]
-    meta = {
-        "value_function": value,
-        "method": route_name,
-        "estimated_seconds": work.seconds + mean.meta.get("estimated_seconds", 0.0),
-        "covariance": fitted.what + "; " + described,
-        "n_background": m,
-        "credible_level": 0.95,
-    }
-    if value == "observational":
-        meta["eta"] = eta
-    if route_name == "sampled":
-        meta["n_permutations"] = n_perm
-        meta["covariance_mc_stderr"] = mc_err
-    return Explanation(
-        values,
-        base_values=mean.base_values,
-        data=mean.data,
-        feature_names=mean.feature_names,
-        stderr=stderr,
-        lower=values - Z95 * stderr,
-        upper=values + Z95 * stderr,
-        meta=meta,
-        covariance=cov,
-        joint_covariance=joint_cov,
-    )
+    def explanation(self, mean, covariance) -> Explanation:
+        """The Explanation: the mean's values, the covariance, the credible bounds and ``meta``."""
+        cov = covariance.per_point
+        stderr = np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0.0, None))
+        values = np.asarray(mean.values, dtype=float)
+        meta = {
+            "value_function": self.value,
+            "method": self.route.name,
+            "estimated_seconds": self.work.seconds + mean.meta.get("estimated_seconds", 0.0),
+            "covariance": self.fitted.what + "; " + self.route.describe(self.problem),
+            "n_background": self.m,
+            "credible_level": 0.95,
+        }
+        if self.value == "observational":
+            meta["eta"] = self.eta
+        meta.update(self.route.extra_meta(self.problem, covariance.mc_stderr))
+        return Explanation(
+            values,
+            base_values=mean.base_values,
+            data=mean.data,
+            feature_names=mean.feature_names,
+            stderr=stderr,
+            lower=values - Z95 * stderr,
+            upper=values + Z95 * stderr,
+            meta=meta,
+            covariance=cov,
+            joint_covariance=covariance.joint,
+        )
 
 
-def _explain_classes(binaries, X, *args, random_state=None, **options) -> Explanation:
+def _explain_classes(binaries, X, *args, seed=None, **options) -> Explanation:
     """explain_gp of a multi-class classifier: each class's binary classifier, on the outputs axis."""
     import copy
 
     pieces = []
     for j, (_, binary) in enumerate(binaries):
         # every class starts from the same random state (a Generator is copied for all but the last)
-        seed = copy.deepcopy(random_state) if isinstance(random_state, np.random.Generator) \
-            and j < len(binaries) - 1 else random_state
-        pieces.append(explain_gp(binary, X, *args, random_state=seed, **options))
+        first = copy.deepcopy(seed) if isinstance(seed, np.random.Generator) and j < len(binaries) - 1 else seed
+        pieces.append(explain_gp(binary, X, *args, seed=first, **options))
 
     def stack(arrays):
         return None if arrays[0] is None else np.stack(arrays, axis=-1)
@@ -401,4 +430,4 @@ def _explain_gp_rows(job, X):
 
     gp, value, B, method, eta, budget, seed = job
     return explain_gp(gp, X, value, B, method=method, eta=eta, budget=budget,
-                      random_state=copy.deepcopy(seed), rows_per_chunk=len(X))
+                      seed=copy.deepcopy(seed), rows_per_chunk=len(X))

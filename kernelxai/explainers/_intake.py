@@ -255,6 +255,8 @@ def why_not_a_kernel_model(model: Any, err: Exception) -> str:
     ...     print(why_not_a_kernel_model(f, err))
     a plain callable is not a kernel model kernelxai can convert
     """
+    if isinstance(model, CallOutput):   # an output its converter explains through model calls, and why
+        return model.why
     module = type(model).__module__ or ""
     if not module.startswith(("sklearn.", "kernelxai.")) and callable(model) \
             and not hasattr(model, "predict"):

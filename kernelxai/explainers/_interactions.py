@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._config import get_config
+from .._params import Boolean, Checked, InstanceOf, Integer, Real, Seed, parameters
 from .._validation import check_rng
 from ..estimators._interaction_exact import exact_interactions
 from ..estimators._interaction_index import INDICES, check_efficiency, check_index, interaction_coefficients
@@ -42,14 +44,21 @@ from ..estimators._interaction_plan import (
 )
 from ..estimators._interaction_product import leave_two_out_product, product_interactions
 from ..estimators._interaction_sampled import sampled_interactions
-from ..estimators._registry import InvalidOptionError, check_cost
+from ..estimators._registry import check_cost, format_seconds
 from ..explanation import Explanation
 from ..games import Game
 from ..models.convert import output_plan
 from ..parallel._chunking import check_n_jobs
-from ..parallel._runner import inside_chunk
-from ._explain import BackgroundRequiredError, build_game, check_keywords
-from ._intake import dense_inputs
+from ..parallel._runner import execution, inside_chunk
+from ._explain import (
+    PARAMETERS,
+    BackgroundRequiredError,
+    build_game,
+    check_keywords,
+    output_cost_key,
+    unknown_keyword_error,
+)
+from ._intake import as_target, dense_inputs
 from ._rows import interactions_rows
 
 __all__ = ["shapley_interactions", "explain_interactions", "INDICES", "METHODS",
@@ -69,16 +78,26 @@ def _check_order(order):
     return 2
 
 
+#: shapley_interactions' own parameters (explain_interactions takes them as keywords too)
+_OWN_PARAMETERS = dict(index=Checked(check_index), order=Checked(_check_order), method=Checked(check_method),
+                       budget=Integer(1, none=True), seed=Seed(), tolerance=Real(0.0, none=True),
+                       level=Real(0.0, 1.0), max_elements=Integer(1, none=True), progress=Boolean(none=True))
+
+
+@parameters("kx.shapley_interactions",
+            game=InstanceOf((Game,), "a kernelxai Game (wrap a function with kx.FunctionGame or a table with "
+                                     "kx.TabularGame)"), **_OWN_PARAMETERS)
 def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=None,
-                         random_state=None, tolerance=DEFAULT_TOLERANCE, level=0.95,
+                         seed=None, tolerance=DEFAULT_TOLERANCE, level=0.95,
                          max_elements=None, progress=None) -> Explanation:
-    """Pairwise Shapley interactions (SII, k-SII, STII or Faith-SHAP) of every instance of ``game``.
+    r"""Pairwise Shapley interactions (SII, k-SII, STII or Faith-SHAP) of every instance of ``game``.
 
     Parameters
     ----------
     game : Game
     index : {"SII", "k-SII", "STII", "FSII"}
-        Case-insensitive; ``"ksii"`` and ``"faith-shap"`` work too. See the module docstring.
+        Case-insensitive; ``"ksii"`` and ``"faith-shap"`` work too. The user guide's page on
+        interactions defines the four indices.
     order : int
         2 (pairwise). Other orders are refused.
     method : {"auto", "exact", "product", "sampled"}
@@ -89,8 +108,8 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
     budget : int, optional
         Game evaluations of ``"sampled"`` (default 4096, at least what the exact sizes
         0, 1, d-1, d need plus two rounds). Other methods refuse it.
-    random_state : None, int or numpy.random.Generator
-        Randomness of ``"sampled"``.
+    seed : None, int or numpy.random.Generator
+        Randomness of ``"sampled"`` (``random_state=``, scikit-learn's name, is accepted too).
     tolerance : float or None
         Relative tolerance of the efficiency check (order-1 terms plus pairs against
         v(N) - v(empty), relative to the scale of the terms and of their rounding); None
@@ -106,8 +125,9 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
     -------
     Explanation
         ``values`` (n, d) the order-1 terms of the index (SII: Shapley values; k-SII and
-        FSII: phi_i - 1/2 sum_j I_ij; STII: v({i}) - v(empty)), ``interactions`` (n, d, d)
-        the pairs (symmetric, zero diagonal), ``base_values`` v(empty). ``meta`` records
+        FSII: :math:`\phi_i - \frac{1}{2} \sum_j I_{ij}`; STII: :math:`v(\{i\}) - v(\emptyset)`),
+        ``interactions`` (n, d, d) the pairs (symmetric, zero diagonal), ``base_values``
+        :math:`v(\emptyset)`. ``meta`` records
         ``index``, ``order``, ``method``, ``exact``, ``budget`` (game evaluations),
         ``efficiency_error`` and ``estimated_seconds``; ``"sampled"`` adds ``stderr``,
         ``lower``, ``upper`` for the values and ``meta["interactions_stderr"]``,
@@ -135,12 +155,6 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
     >>> e.values.round(12), float(e.interactions[1, 2].round(12))
     (array([1., 0., 0.]), 2.0)
     """
-    index, order, method = check_index(index), _check_order(order), check_method(method)
-    if not isinstance(game, Game):
-        raise TypeError(f"shapley_interactions needs a kernelxai Game; got {type(game).__name__}. "
-                        "Wrap a function with kx.FunctionGame or a table with kx.TabularGame")
-    if tolerance is not None and (isinstance(tolerance, bool) or not tolerance > 0):
-        raise ValueError(f"tolerance must be a positive number or None; got {tolerance!r}")
     method, why, budget = plan_interactions(game, method, budget)
     work, detail = interaction_cost(method, game, index, budget)
     show = check_cost(work, f"shapley_interactions(index={index!r}, method={method!r}) ({detail})",
@@ -153,7 +167,7 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
         # inside a chunk of kernelxai.parallel: one thread, so that the sums do not depend on it
         res = product_interactions(game, index, max_elements, progress, n_jobs=1 if inside_chunk() else None)
     else:
-        res = sampled_interactions(game, index, budget, check_rng(random_state), level, max_elements, progress)
+        res = sampled_interactions(game, index, budget, check_rng(seed), level, max_elements, progress)
     for key in ("values", "pairs"):
         if not np.all(np.isfinite(res[key])):
             raise FloatingPointError(
@@ -193,12 +207,13 @@ def _explanation(game, index, method, res, rel, why, seconds):
 
 
 #: keywords of explain_interactions that belong to shapley_interactions
-_OWN = ("budget", "random_state", "tolerance", "level", "max_elements", "progress")
+_OWN = ("budget", "seed", "tolerance", "level", "max_elements", "progress")
 #: explain_interactions' named arguments (what an unknown keyword may be a typo of)
 _ARGUMENTS = ("value", "background", "index", "order", "method", "groups", "group_names", "output", "n_jobs",
               "rows_per_chunk")
 
 
+@parameters("kx.explain_interactions", **{**PARAMETERS, **_OWN_PARAMETERS})
 def explain_interactions(model, X, value="interventional", background=None, index="k-SII",
                          order=2, method="auto", *, groups=None, group_names=None, output=None,
                          n_jobs=None, rows_per_chunk=None, **kw) -> Explanation:
@@ -222,7 +237,7 @@ def explain_interactions(model, X, value="interventional", background=None, inde
     rows_per_chunk : int, optional
         Rows per chunk; default from the cost model.
     **kw
-        ``budget``, ``random_state``, ``tolerance``, ``level``, ``max_elements``,
+        ``budget``, ``seed`` (or ``random_state``), ``tolerance``, ``level``, ``max_elements``,
         ``progress`` (see :func:`shapley_interactions`) and the value function's options
         (e.g. ``eta``).
 
@@ -254,7 +269,6 @@ def explain_interactions(model, X, value="interventional", background=None, inde
     >>> e.values.shape, e.interactions.shape
     ((4, 3), (4, 3, 3))
     """
-    index, order, method = check_index(index), _check_order(order), check_method(method)
     X, background = dense_inputs(X, background)
     check_keywords(None, value, method, kw, entry="kx.explain_interactions", arguments=_ARGUMENTS,
                    estimator_names=("shapley_interactions", list(_OWN)))
@@ -263,6 +277,7 @@ def explain_interactions(model, X, value="interventional", background=None, inde
         missing = plan.missing_background(background)
         if missing:
             raise BackgroundRequiredError(missing)
+        _check_outputs_cost(plan, X, value, background, index, method, groups, group_names, n_jobs, kw)
         return plan.finish([explain_interactions(target, X, value,
                                                  plan.background_for(target, background), index,
                                                  order, method, groups=groups,
@@ -271,20 +286,51 @@ def explain_interactions(model, X, value="interventional", background=None, inde
                             for _, target in plan.targets])
     check_n_jobs(n_jobs)
     own = {k: kw.pop(k) for k in list(kw) if k in _OWN}
-    game, route, _, model_output, accepted, vf = build_game(
-        model, X, value, background, groups=groups, group_names=group_names, options=kw,
-        return_value_function=True)
+    built = build_game(model, X, value, background, groups=groups, group_names=group_names, options=kw)
     if kw:
-        vf = [k for k in accepted if k not in ("background", "data", "groups", "group_names")]
-        s = "s" if len(kw) > 1 else ""
-        raise InvalidOptionError(
-            f"unknown option{s} {', '.join(repr(k) for k in kw)} for explain_interactions. It "
-            f"accepts: {', '.join(_OWN)}; the {value!r} value function accepts: "
-            f"{', '.join(vf) or 'no options'}")
-    result = interactions_rows(vf, game, X, index, order, method, own, run=shapley_interactions,
-                               n_jobs=n_jobs, rows_per_chunk=rows_per_chunk)
-    result.meta["route"] = route
-    if model_output is not None:
-        result.meta["model_method"] = result.meta["model_output"] = model_output  # the method called
+        vf_names = [k for k in built.accepted if k not in ("background", "data", "groups", "group_names")]
+        raise unknown_keyword_error("kx.explain_interactions", list(kw), _ARGUMENTS, value, vf_names,
+                                    ("kx.shapley_interactions", list(_OWN)))
+    result = interactions_rows(built.value_function, built.game, X, index, order, method, own,
+                               run=shapley_interactions, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk)
+    result.meta["route"] = built.route
+    if built.model_output is not None:
+        result.meta["model_method"] = result.meta["model_output"] = built.model_output  # the method called
     return result
 
+
+
+def _check_outputs_cost(plan, X, value, background, index, method, groups, group_names, n_jobs, kw) -> None:
+    """The cost guard of a call with several outputs: all of them priced together before the first starts.
+
+    As :func:`kernelxai.explainers._explain._check_outputs_cost` for ``kx.explain``: each output's
+    game is built (lazily, cheap) and its route priced (:func:`interaction_cost`); the sum, over
+    the workers ``n_jobs`` asks for, is held to ``max_cost``; outputs of the same shape are priced
+    once (:func:`~kernelxai.explainers._explain.output_cost_key`). A call that would fail is left
+    to fail where the outputs are explained.
+    """
+    if get_config()["max_cost"] is None or len(plan.targets) < 2:
+        return
+    total, first, priced = None, None, {}
+    try:
+        for _, target in plan.targets:
+            key = output_cost_key(as_target(target))
+            if key not in priced:
+                options = {k: v for k, v in kw.items() if k not in _OWN}
+                game = build_game(target, X, value, plan.background_for(target, background), groups=groups,
+                                  group_names=group_names, options=options).game
+                resolved, _, budget = plan_interactions(game, method, kw.get("budget"))
+                priced[key], _ = interaction_cost(resolved, game, index, budget)
+                if first is None:
+                    first = (resolved, game, priced[key])
+            total = priced[key] if total is None else total + priced[key]
+    except (TypeError, ValueError):
+        return
+    workers = 1 if n_jobs is None else execution(n_jobs, max(1, len(X)))[1]
+    resolved, game, work = first
+    k = len(plan.targets)
+    check_cost(total * (1.0 / workers),
+               f"kx.explain_interactions of the {k} outputs ({plan.kind!r}: about "
+               f"{format_seconds(work.seconds)} each, method={resolved!r})",
+               [f"fewer outputs (this model's {plan.kind!r} has {k})", "fewer rows of X",
+                *cost_advice(resolved, game)])

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._config import working_elements
+from .._params import Data, Either, Groups, InstanceOf, Names, Seed, Text, check_groups, parameters, resolve_groups
 from .._validation import as_real_array, check_matrix, feature_names_of
-from ..estimators._shapley import shapley_values
+from ..estimators._registry import Estimator
+from ..estimators._shapley import option_takers, shapley_values
 from ..games import Game
 
 if TYPE_CHECKING:
@@ -32,7 +34,7 @@ __all__ = ["R2Game", "explain_r2"]
 
 
 class R2Game(Game):
-    """The Shapley-regression game v(S) = R^2 of the least-squares fit of y on X_S.
+    """The Shapley-regression game :math:`v(S) = R^2` of the least-squares fit of :math:`y` on :math:`X_S`.
 
     Parameters
     ----------
@@ -119,9 +121,12 @@ class R2Game(Game):
         return np.clip(out, 0.0, 1.0)
 
 
+@parameters("kx.explain_r2", consumers=option_takers, X=Data(), y=Data(),
+            method=Either(Text(), InstanceOf((Estimator,), "an Estimator")), groups=Groups(none=True),
+            group_names=Names(none=True), feature_names=Names(none=True), seed=Seed())
 def explain_r2(X, y, method="exact", *, groups=None, group_names=None, feature_names=None,
                seed=None, **options) -> Explanation:
-    """Shapley regression: the R^2 of a linear model split over covariates (or groups of them).
+    """Shapley regression: the :math:`R^2` of a linear model split over covariates (or groups of them).
 
     Parameters
     ----------
@@ -130,13 +135,16 @@ def explain_r2(X, y, method="exact", *, groups=None, group_names=None, feature_n
     method : str
         Any estimator of :func:`kernelxai.shapley_values`; ``"exact"``
         enumerates the 2**d (or 2**G) regressions.
-    groups : list of lists of int, optional
+    groups : list of lists of int or str, optional
         Decompose over groups of covariates (group Shapley): each group
-        enters or leaves the regression as a whole.
+        enters or leaves the regression as a whole. Members are positions or
+        feature names (the DataFrame's columns, or ``feature_names``), as in
+        :func:`kernelxai.explain`; an unknown name is refused with the names
+        there are.
     group_names : list of str, optional
     feature_names : list of str, optional
     seed : None, int or Generator
-        For sampling estimators.
+        For sampling estimators (``random_state=``, scikit-learn's name, is accepted too).
     **options
         Passed to the estimator.
 
@@ -149,9 +157,10 @@ def explain_r2(X, y, method="exact", *, groups=None, group_names=None, feature_n
     Raises
     ------
     ValueError
-        If ``group_names`` is given without ``groups``, or X and y are
-        refused by :class:`R2Game` (mismatched lengths, non-finite values, a
-        constant y).
+        If ``group_names`` is given without ``groups``, a group names a
+        feature X does not have, the groups do not partition the features, or
+        X and y are refused by :class:`R2Game` (mismatched lengths, non-finite
+        values, a constant y).
 
     Examples
     --------
@@ -161,12 +170,19 @@ def explain_r2(X, y, method="exact", *, groups=None, group_names=None, feature_n
     >>> e = kx.explain_r2(X, y)
     >>> bool(np.isclose(e.values.sum(), e.meta["r2"]))
     True
+
+    Groups by feature name:
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame(X, columns=["u", "v", "w"])
+    >>> g = kx.explain_r2(df, y, groups=[["u", "v"], ["w"]])
+    >>> g.feature_names, bool(np.isclose(g.values.sum(), e.meta["r2"]))
+    (['u+v', 'w'], True)
     """
+    groups = check_groups(groups, group_names)
     game = R2Game(X, y, feature_names=feature_names)
     if groups is not None:
-        game = game.grouped(groups, names=group_names)
-    elif group_names is not None:
-        raise ValueError("group_names given without groups")
+        game = game.grouped(resolve_groups(groups, game.player_names), names=group_names)
     r2 = float(game.full_value)
     expl = shapley_values(game, method=method, seed=seed, **options)
     expl.meta.update(r2=r2, n_samples=game.n_samples if isinstance(game, R2Game) else game.game.n_samples)

@@ -19,10 +19,10 @@ from ..estimators._shapley import resolve_method, run_resolved, shapley_values
 from ..explanation import Explanation
 from ..parallel import plan_rows, run_rows
 from ..parallel._chunking import check_n_jobs, check_rows_per_chunk, one_chunk
-from ..parallel._seeding import chunk_rng, hand_back, rng_state, shared_seed
 from ..parallel._merging import concat_results
-from ..parallel._runner import execution, inside_chunk, take_rows
 from ..parallel._reductions import reduction_jobs
+from ..parallel._runner import execution, inside_chunk, take_rows
+from ..parallel._seeding import chunk_rng, hand_back, rng_state, shared_seed
 
 __all__ = ["explain_rows", "interactions_rows", "explain_chunk", "interactions_chunk", "rows_coupled"]
 
@@ -155,66 +155,95 @@ def explain_rows(value_function, game, X, method, options, *, n_jobs=None, rows_
     """
     n_jobs = check_n_jobs(n_jobs)
     rows_per_chunk = check_rows_per_chunk(rows_per_chunk)
-    options = dict(options)
-    seed = options.pop("seed", None)
-    est, why, resolved, cost = resolve_method(game, method, dict(options))
+    call = _ExplainCall(game, method, options, n_jobs)
+    n = game.n_instances
+    if n is None or n < 2:
+        return call.serial()
+    rows_per_chunk = call.chunk_rows(value_function, X, rows_per_chunk)
+    if rows_per_chunk is None:
+        return call.serial()
+    config = get_config()
+    # the chunks share the workers: the call takes about the work over the workers it runs on
+    seconds = call.cost.seconds / execution(n_jobs, -(-n // rows_per_chunk))[1]
+    if rows_per_chunk >= n or (config["max_cost"] is not None and seconds > config["max_cost"]):
+        # the serial call: unchanged for rows that make one chunk, and above max_cost it
+        # refuses (with its advice) before any work is done
+        return call.serial()
+    return call.in_chunks(value_function, X, rows_per_chunk, seconds, config)
 
-    def serial():
-        # the plain call; nested in a chunk (e.g. GP-SHAP's mean), with one product thread;
-        # reductions over the background (mean embeddings) run in parts on the n_jobs workers
+
+class _ExplainCall:
+    """One :func:`explain_rows` call: its method resolved and priced once, run serially or in chunks."""
+
+    def __init__(self, game, method, options, n_jobs):
+        self.game, self.n_jobs = game, n_jobs
+        self.options = dict(options)
+        self.seed = self.options.pop("seed", None)
+        self.est, self.why, self.resolved, self.cost = resolve_method(game, method, dict(self.options))
+
+    def serial(self) -> Explanation:
+        """The plain call (``kx.shapley_values`` with the method resolved and priced once).
+
+        Nested in a chunk (e.g. GP-SHAP's mean), with one product thread;
+        reductions over the background (mean embeddings) run in parts on the
+        ``n_jobs`` workers.
+        """
+        est, game, why = self.est, self.game, self.why
         if inside_chunk() and "n_jobs" in est.accepted_options():
-            result = shapley_values(game, method=est.name, seed=seed, **options, n_jobs=1)
+            result = shapley_values(game, method=est.name, seed=self.seed, **self.options, n_jobs=1)
             if why is not None:
                 result.meta["auto"] = why
             return result
-        with reduction_jobs(n_jobs):  # shapley_values, the method resolved and priced once
-            return run_resolved(game, est, why, dict(resolved), seed,
-                                est.cost(game, resolved) if cost is None else cost)
+        with reduction_jobs(self.n_jobs):
+            return run_resolved(game, est, why, dict(self.resolved), self.seed,
+                                est.cost(game, self.resolved) if self.cost is None else self.cost)
 
-    n = game.n_instances
-    if n is None or n < 2:
-        return serial()
-    if cost is None:
-        cost = est.cost(game, resolved)
-    coupled = rows_coupled(resolved)
-    if coupled is not None:
-        if n_jobs not in (None, 1) or rows_per_chunk is not None:
-            raise ValueError(f"cannot explain the rows in parallel or in chunks: {coupled}. Use "
-                             "n_jobs=1, or a fixed budget (n_samples=...) instead of target_width")
-        return serial()
-    if rows_per_chunk is None:
-        if one_chunk(n, cost.ops, cost.memory):
-            return serial()  # what plan_rows would say, without estimating one row's cost
-        probe = est.cost(value_function.game(take_rows(X, slice(0, 1))), resolved)
-        rows_per_chunk = plan_rows(n, cost.ops, probe.ops, cost.memory, probe.memory)
-    config = get_config()
-    # the chunks share the workers: the call takes about the work over the workers it runs on
-    seconds = cost.seconds / execution(n_jobs, -(-n // rows_per_chunk))[1]
-    over = config["max_cost"] is not None and seconds > config["max_cost"]
-    if over or rows_per_chunk >= n:
-        # the serial call: unchanged for rows that make one chunk, and above max_cost it
-        # refuses (with its advice) before any work is done
-        return serial()
-    chunk_options = {k: v for k, v in options.items() if k != "progress"}
-    chunk_options["progress"] = False
-    if "n_jobs" in est.accepted_options():
-        chunk_options["n_jobs"] = 1  # the product routes' own threads: one per chunk
-    shared_rng = shared_seed(seed) if not est.exact else seed
-    job = _ExplainJob(value_function, est.name, chunk_options, shared_rng)
-    progress = options.get("progress")
-    if progress is None:
-        progress = config["progress"] is True or (
-            config["progress"] == "auto" and seconds > config["progress_after"])
-    chunk_config = dict(config, progress=False, max_cost=None)  # max_cost: checked above, once
-    with call_estimate(format_seconds(seconds)):
-        out = run_rows(explain_chunk, X, shared=job, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk,
-                       progress=bool(progress), desc=f"kx.explain ({est.name})", config=chunk_config)
-    pieces = [piece for piece, _ in out]
-    hand_back(seed, [state for _, state in out])
-    overrides = {"estimated_seconds": seconds, **({"auto": why} if why is not None else {})}
-    backend, workers = execution(n_jobs, len(pieces))
-    return concat_results(pieces, overrides, n_jobs=workers, rows_per_chunk=rows_per_chunk,
-                          backend=backend)
+    def chunk_rows(self, value_function, X, rows_per_chunk) -> int | None:
+        """Rows per chunk (from the cost model when not given), or None when the rows run as one call.
+
+        Prices the call (``self.cost``) when ``method="auto"`` did not. Refuses
+        ``n_jobs`` / ``rows_per_chunk`` for options under which the rows depend on
+        each other (:func:`rows_coupled`).
+        """
+        est, n = self.est, self.game.n_instances
+        if self.cost is None:
+            self.cost = est.cost(self.game, self.resolved)
+        coupled = rows_coupled(self.resolved)
+        if coupled is not None:
+            if self.n_jobs not in (None, 1) or rows_per_chunk is not None:
+                raise ValueError(f"cannot explain the rows in parallel or in chunks: {coupled}. Use "
+                                 "n_jobs=1, or a fixed budget (n_samples=...) instead of target_width")
+            return None
+        if rows_per_chunk is not None:
+            return rows_per_chunk
+        if one_chunk(n, self.cost.ops, self.cost.memory):
+            return None  # what plan_rows would say, without estimating one row's cost
+        probe = est.cost(value_function.game(take_rows(X, slice(0, 1))), self.resolved)
+        return plan_rows(n, self.cost.ops, probe.ops, self.cost.memory, probe.memory)
+
+    def in_chunks(self, value_function, X, rows_per_chunk, seconds, config) -> Explanation:
+        """The rows in chunks of ``rows_per_chunk`` on the workers (:mod:`kernelxai.parallel`), joined."""
+        est, options = self.est, self.options
+        chunk_options = {k: v for k, v in options.items() if k != "progress"}
+        chunk_options["progress"] = False
+        if "n_jobs" in est.accepted_options():
+            chunk_options["n_jobs"] = 1  # the product routes' own threads: one per chunk
+        shared_rng = shared_seed(self.seed) if not est.exact else self.seed
+        job = _ExplainJob(value_function, est.name, chunk_options, shared_rng)
+        progress = options.get("progress")
+        if progress is None:
+            progress = config["progress"] is True or (
+                config["progress"] == "auto" and seconds > config["progress_after"])
+        chunk_config = dict(config, progress=False, max_cost=None)  # max_cost: checked above, once
+        with call_estimate(format_seconds(seconds)):
+            out = run_rows(explain_chunk, X, shared=job, n_jobs=self.n_jobs, rows_per_chunk=rows_per_chunk,
+                           progress=bool(progress), desc=f"kx.explain ({est.name})", config=chunk_config)
+        pieces = [piece for piece, _ in out]
+        hand_back(self.seed, [state for _, state in out])
+        overrides = {"estimated_seconds": seconds, **({"auto": self.why} if self.why is not None else {})}
+        backend, workers = execution(self.n_jobs, len(pieces))
+        return concat_results(pieces, overrides, n_jobs=workers, rows_per_chunk=rows_per_chunk,
+                              backend=backend)
 
 
 # --------------------------------------------------------------------------- #
@@ -238,7 +267,7 @@ def interactions_chunk(job, X) -> tuple[Explanation, dict | None]:
     job : object
         What every chunk shares: ``run`` (:func:`kernelxai.shapley_interactions`),
         ``value_function``, ``index``, ``order``, ``method`` (resolved) and
-        ``options`` (``random_state`` seeds the chunk's own Generator).
+        ``options`` (``seed`` seeds the chunk's own Generator).
     X : array (k, d) or DataFrame
         The chunk's rows.
 
@@ -264,8 +293,8 @@ def interactions_chunk(job, X) -> tuple[Explanation, dict | None]:
     ((2, 3, 3), True)
     """
     options = dict(job.options)
-    rng = chunk_rng(options.get("random_state"))
-    options["random_state"] = rng
+    rng = chunk_rng(options.get("seed"))
+    options["seed"] = rng
     game = job.value_function.game(X)
     result = job.run(game, job.index, job.order, job.method, **options)
     return result, rng_state(rng)
@@ -276,7 +305,7 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
     """``kx.explain_interactions``'s interactions of ``game``, in chunks of rows (see :func:`explain_rows`).
 
     ``options`` are :func:`kernelxai.shapley_interactions`'s keywords (``budget``,
-    ``random_state``, ``tolerance``, ``level``, ``max_elements``, ``progress``). ``run`` is
+    ``seed``, ``tolerance``, ``level``, ``max_elements``, ``progress``). ``run`` is
     :func:`kernelxai.shapley_interactions` itself, handed in by its module (which calls this
     driver, so this module does not import it back); a module-level function, so that it
     can be pickled for the workers.
@@ -339,7 +368,7 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
             return run(game, index, order, method, **options)
     chunk_options = dict(options, progress=False)
     if resolved == "sampled":
-        chunk_options["random_state"] = shared_seed(options.get("random_state"))
+        chunk_options["seed"] = shared_seed(options.get("seed"))
     job = _InteractionsJob(run, value_function, index, order, resolved, chunk_options)
     progress = options.get("progress")
     if progress is None:
@@ -351,7 +380,7 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
                        rows_per_chunk=rows_per_chunk, progress=bool(progress),
                        desc=f"kx.explain_interactions ({resolved})", config=chunk_config)
     pieces = [piece for piece, _ in out]
-    hand_back(options.get("random_state"), [state for _, state in out])
+    hand_back(options.get("seed"), [state for _, state in out])
     overrides = {"estimated_seconds": seconds, **({"auto": why} if why is not None else {})}
     backend, workers = execution(n_jobs, len(pieces))
     return concat_results(pieces, overrides, n_jobs=workers, rows_per_chunk=rows_per_chunk,

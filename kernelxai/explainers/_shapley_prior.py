@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 
-from .._validation import check_columns
+from .._params import Anything, Data, Either, InstanceOf, OneOf, Real, parameters
+from .._validation import check_columns, check_feature_names, default_feature_names, feature_names_in
 from ..estimators._registry import check_cost
 from ..explanation import Explanation
 from ._gp_posterior import Z95, Posterior, check_rows, fitted_gp
@@ -23,13 +24,19 @@ __all__ = ["ShapleyPrior"]
 
 
 class ShapleyPrior:
-    """GP regression of explanation functions with the kernel a GP prior induces on them.
+    r"""GP regression of explanation functions with the kernel a GP prior induces on them.
 
-    Under a GP prior f ~ GP(0, k), the Shapley values phi_x = A_x f(Z_x) form a
-    vector-valued Gaussian process over x with the matrix-valued kernel
-    ``kappa(x, x') = A_x k(Z_x, Z_x') A_x'^T`` (d x d). Given Shapley values
+    Under a GP prior :math:`f \sim \mathcal{GP}(0, k)`, the Shapley values
+    :math:`\phi_x = A_x f(Z_x)` form a vector-valued Gaussian process over :math:`x` with the
+    matrix-valued kernel
+
+    .. math::
+        \kappa(x, x') = A_x\, k(Z_x, Z_{x'})\, A_{x'}^\top \quad (d \times d),
+
+    :math:`Z_x` the evaluation points of :math:`x`'s coalitions and :math:`A_x` the Shapley
+    weights times the value function's weights. Given Shapley values
     computed at some points, ``predict`` returns the posterior of the Shapley
-    values at new points -- without computing them there -- with a d x d
+    values at new points -- without computing them there -- with a :math:`d \times d`
     covariance per point (Chau, Muandet & Sejdinovic 2023, the "Shapley
     prior").
 
@@ -42,11 +49,11 @@ class ShapleyPrior:
         Background rows of the interventional value function (required with
         a bare kernel).
     method : {"auto", "product", "exact"}
-        How kappa is computed: ``"product"`` for product kernels (and sums of
-        them, any d), ``"exact"`` enumerates coalitions (2^d * m evaluation
+        How :math:`\kappa` is computed: ``"product"`` for product kernels (and sums of
+        them, any :math:`d`), ``"exact"`` enumerates coalitions (:math:`2^d m` evaluation
         points per point, any kernel). ``"auto"`` takes the first that applies.
     noise : float, optional
-        Variance added to the diagonal of kappa at the fitted points: the
+        Variance added to the diagonal of :math:`\kappa` at the fitted points: the
         noise of the given Shapley values (0 for exact ones). The default
         adds 1e-8 times the mean prior variance, for numerical stability only.
 
@@ -69,6 +76,8 @@ class ShapleyPrior:
     (2, 2, 2)
     """
 
+    @parameters("kx.ShapleyPrior", kernel=Anything(), background=Data(none=True),
+                method=OneOf("auto", "product", "exact"), noise=Real(0.0, closed="left", none=True))
     def __init__(self, kernel, background=None, *, method="auto", noise=None):
         self.kernel = kernel
         self.background = background
@@ -103,8 +112,6 @@ class ShapleyPrior:
         if B.ndim != 2 or B.shape[0] == 0 or not np.isfinite(B).all():
             raise ValueError(f"background must be a finite array of shape (m, d), m >= 1; got shape {B.shape}")
         d = B.shape[1]
-        if self.method not in ("auto", "product", "exact"):
-            raise ValueError(f"method must be 'auto', 'product' or 'exact'; got {self.method!r}")
         terms = product_terms(kern, d)
         method = self.method
         if method == "auto":
@@ -130,12 +137,27 @@ class ShapleyPrior:
         return block.transpose(0, 2, 1, 3).reshape(n1 * d, n2 * d)
 
     # --------------------------------------------------------------- public
+    @parameters("kx.ShapleyPrior.fit", X=Data(none=True),
+                values=Either(InstanceOf((Explanation,), "an Explanation"), Data()))
     def fit(self, X, values) -> ShapleyPrior:
         """Condition on Shapley values ``values`` (p, d) known at the points ``X`` (p, d).
 
         ``values`` may be an Explanation (its ``values``; its ``data`` is used
-        when ``X`` is None).
+        when ``X`` is None) or a DataFrame. Named values are matched by name:
+        when the features have names (the GP was fitted on a DataFrame, or
+        ``X`` or the background is one), an Explanation's ``feature_names`` or
+        a DataFrame's columns must be those names in that order, else they
+        are refused with the message ``kx.explain`` gives for ``X`` -- a value
+        read into another feature's place would be silently wrong.
+        Unnamed values (arrays, an Explanation of arrays) are read by position.
+
+        Raises
+        ------
+        ValueError
+            ``X`` or ``values`` has columns other than the features', or in
+            another order; shapes that differ; NaN or inf.
         """
+        given = values
         if isinstance(values, Explanation):
             if X is None:
                 X = values.data
@@ -143,6 +165,7 @@ class ShapleyPrior:
         self.route_, self.B_, names = self._setup()
         d = self.B_.shape[1]
         Xa = check_rows(X, d, model=self.kernel, sample=self.background)
+        _check_value_names(given, d, names, X, self.background)
         Phi = np.asarray(values, dtype=float)
         if Phi.shape != Xa.shape:
             raise ValueError(f"values must have shape {Xa.shape} (one Shapley value per point and "
@@ -173,6 +196,7 @@ class ShapleyPrior:
         self.feature_names_ = names
         return self
 
+    @parameters("kx.ShapleyPrior.predict", X=Data())
     def predict(self, X) -> Explanation:
         """Posterior of the Shapley values at ``X``: an Explanation with bands and covariances.
 
@@ -199,3 +223,30 @@ class ShapleyPrior:
             meta={"method": f"Shapley prior ({self.route_.name} kernel), {len(self.X_)} known points",
                   "credible_level": 0.95, "base_values": "not predicted (0)", "noise": self.noise_},
         )
+
+
+def _check_value_names(values, d, model_names, X, background) -> None:
+    """Refuse named Shapley values whose features are not the prior's, in its order (as kx.explain refuses X).
+
+    The reference is the first of: the names the GP was fitted with, ``X``'s
+    columns, the background's. An Explanation names its features by
+    ``feature_names`` (the default ``x0, x1, ...`` count as unnamed), a
+    DataFrame by its string columns; anything else is read by position.
+    """
+    if isinstance(values, Explanation):
+        got = list(values.feature_names)
+        got = None if got == default_feature_names(d) else got
+        reorder = "values[:, {expected!r}] (an Explanation sliced by name)"
+    else:
+        got = feature_names_in(values) if hasattr(values, "columns") else None
+        reorder = None
+    if got is None:
+        return
+    for expected, reference in ((None if model_names is None else [str(c) for c in model_names],
+                                 "the model was fitted with"),
+                                (feature_names_in(X) if hasattr(X, "columns") else None, "X has"),
+                                (feature_names_in(background) if hasattr(background, "columns") else None,
+                                 "the background has")):
+        if expected is not None:
+            check_feature_names(values, expected, "values", reference=reference, got=got, reorder=reorder)
+            return

@@ -395,7 +395,7 @@ class Explanation:
 
     @property
     def statistic(self) -> float | None:
-        """The explained statistic (e.g. MMD^2 or HSIC) when the values split one; else None.
+        """The explained statistic (e.g. :math:`\\mathrm{MMD}^2` or HSIC) when the values split one; else None.
 
         Read from ``meta["statistic"]`` (set by :func:`kernelxai.explain_mmd`,
         :func:`kernelxai.explain_hsic`, ...); its name is ``meta["statistic_name"]``.

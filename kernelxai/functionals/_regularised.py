@@ -144,14 +144,20 @@ class _ShapleyPenaltyMixin:
 # squared loss: closed form
 # --------------------------------------------------------------------------- #
 class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
-    """Kernel ridge regression with a Shapley regulariser (RKHS-SHAP Prop. 7; ISV-REG / OSV-REG).
+    r"""Kernel ridge regression with a Shapley regulariser (RKHS-SHAP Prop. 7; ISV-REG / OSV-REG).
 
-    Minimises (1/n) sum_i (y_i - f(x_i))^2 + lam ||f - b||^2_H
-    + lam_shapley sum_A (1/n) sum_i phi_A(x_i)^2 over f = sum_i alpha_i k(., x_i) + b,
-    where phi_A are the Shapley values of feature A (interventional or
-    observational) at the training points. Closed form (Prop. 7, with an
-    unpenalised intercept): (K^2 + n lam K + lam_shapley sum_A R_A'R_A) alpha = K (y - b 1),
-    1'(K alpha + b 1) = 1'y, solved stably in K's eigenbasis (module docstring).
+    Minimises
+
+    .. math::
+        \frac{1}{n} \sum_i \big(y_i - f(x_i)\big)^2 + \lambda \|f - b\|^2_{\mathcal{H}}
+        + \lambda_\phi \sum_A \frac{1}{n} \sum_i \phi_A(x_i)^2
+        \quad\text{over}\quad f = \sum_i \alpha_i k(\cdot, x_i) + b,
+
+    where :math:`\phi_A` are the Shapley values of feature :math:`A` (interventional or
+    observational) at the training points and :math:`\lambda_\phi` is ``lam_shapley``. Closed
+    form (Prop. 7, with an unpenalised intercept):
+    :math:`\big(K^2 + n\lambda K + \lambda_\phi \sum_A R_A^\top R_A\big)\, \alpha = K (y - b\mathbf{1})`,
+    :math:`\mathbf{1}^\top (K\alpha + b\mathbf{1}) = \mathbf{1}^\top y`, solved stably in :math:`K`'s eigenbasis.
 
     Parameters
     ----------
@@ -164,17 +170,17 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
         fixed, so that lam_shapley alone moves the fit.
     lam_shapley : float >= 0
         Weight of the mean squared Shapley value of each regularised feature
-        (lam_S / n of Prop. 7's closed form; module docstring).
+        (:math:`\lambda_S / n` of Prop. 7's closed form).
     features : sequence of names or indices
         The features A whose Shapley values are penalised (several allowed).
     value : {"interventional", "observational"}
         ISV-REG or OSV-REG.
     eta : float > 0
-        CME regularisation of the observational representer (K_S + n eta I).
+        CME regularisation of the observational representer (:math:`K_S + n\eta I`).
     n_coalitions : int, optional
         None: exact Shapley weights over all coalitions (polynomial-time route
         for interventional values above 12 features). An int: that many
-        coalitions per feature sampled from ``p(S) ∝ 1 / C(d-1, |S|)``, seeded by
+        coalitions per feature sampled from :math:`p(S) \propto 1 / \binom{d-1}{|S|}`, seeded by
         ``random_state``.
     lams, cv_max_samples, random_state
         As in :class:`~kernelxai.models.KernelRidge`.
@@ -186,9 +192,9 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
     features_ : list of int
         Indices of the regularised features.
     representers_ : ShapleyRepresenters or None
-        R_A at the training points (``phi_A(X_train) = R_A @ alpha_``).
+        :math:`R_A` at the training points (:math:`\phi_A(X_\text{train}) = R_A \alpha`, ``alpha_``).
     shapley_penalty_ : float
-        sum_A mean_i phi_A(x_i)^2 of the fitted model.
+        :math:`\sum_A \operatorname{mean}_i \phi_A(x_i)^2` of the fitted model.
 
     Examples
     --------
@@ -288,11 +294,16 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
 # logistic loss: L-BFGS
 # --------------------------------------------------------------------------- #
 class ShapleyRegularisedKernelLogisticRegression(_ShapleyPenaltyMixin, KernelLogisticRegression):
-    """Binary kernel logistic regression with a Shapley regulariser (RKHS-SHAP Prop. 7, logistic loss).
+    r"""Binary kernel logistic regression with a Shapley regulariser (RKHS-SHAP Prop. 7, logistic loss).
 
-    Minimises (1/n) sum_i log(1 + exp(-s_i f(x_i))) + lam ||f - b||^2_H
-    + lam_shapley sum_A (1/n) sum_i phi_A(x_i)^2 (s_i = +-1), with phi_A the
-    Shapley values of the logit f. No closed form: L-BFGS (scipy) on whitened
+    Minimises
+
+    .. math::
+        \frac{1}{n} \sum_i \log\big(1 + e^{-s_i f(x_i)}\big) + \lambda \|f - b\|^2_{\mathcal{H}}
+        + \lambda_\phi \sum_A \frac{1}{n} \sum_i \phi_A(x_i)^2
+
+    (:math:`s_i = \pm 1`, :math:`\lambda_\phi` = ``lam_shapley``), with :math:`\phi_A` the
+    Shapley values of the logit :math:`f`. No closed form: L-BFGS (scipy) on whitened
     coordinates, from the unregularised fit. The logit is what
     :func:`kernelxai.explain` explains.
 

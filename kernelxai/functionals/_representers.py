@@ -90,9 +90,9 @@ EXACT_MAX_FEATURES = 12
 # coalition weights
 # --------------------------------------------------------------------------- #
 def shapley_coefficients(d, features=None) -> np.ndarray:
-    """Weights C (2^d, q) with phi_i = sum_S C[S, i] v(S) over all coalitions (row k = bitmask k).
+    r"""Weights :math:`C` (2^d, q) with :math:`\phi_i = \sum_S C_{S,i}\, v(S)` over all coalitions (row k = bitmask k).
 
-    ``C[S, i] = mu(|S| - 1)`` if i is in S, else ``-mu(|S|)`` (the Shapley formula of
+    :math:`C_{S,i} = \mu(|S| - 1)` if :math:`i \in S`, else :math:`-\mu(|S|)` (the Shapley formula of
     the KernelSHAP regression written as one linear map of the worths). Each column sums to
     zero, so constants (the intercept) cancel.
 
@@ -111,7 +111,7 @@ def shapley_coefficients(d, features=None) -> np.ndarray:
 
     Examples
     --------
-    For two players, phi_0 = (v({0}) - v(empty) + v(all) - v({1})) / 2:
+    For two players, :math:`\phi_0 = \big(v(\{0\}) - v(\emptyset) + v(\{0, 1\}) - v(\{1\})\big) / 2`:
 
     >>> import kernelxai as kx
     >>> kx.functionals.shapley_coefficients(2)
@@ -136,31 +136,31 @@ def shapley_coefficients(d, features=None) -> np.ndarray:
 
 
 def sample_shapley_coalitions(d, features, n_coalitions, seed=None) -> tuple[np.ndarray, np.ndarray]:
-    """Coalitions and weights of the sampled Shapley functional (RKHS-SHAP Prop. 7).
+    r"""Coalitions and weights of the sampled Shapley functional (RKHS-SHAP Prop. 7).
 
-    For each feature i, ``n_coalitions`` coalitions S ⊆ D \\ i are drawn from
-    ``p(S) = 1 / (d C(d-1, |S|))`` -- the Shapley weight ``mu(|S|)`` itself: the size
-    uniformly on 0..d-1, then a uniform subset of that size -- and
-    phi_i ≈ (1/J) sum_j (v(S_j + i) - v(S_j)), an unbiased estimate.
+    For each feature :math:`i`, ``n_coalitions`` coalitions :math:`S \subseteq D \setminus i` are drawn from
+    :math:`p(S) = 1 / \big(d \binom{d-1}{|S|}\big)` -- the Shapley weight :math:`\mu(|S|)` itself: the size
+    uniformly on :math:`0, \dots, d-1`, then a uniform subset of that size -- and
+    :math:`\phi_i \approx \frac{1}{J} \sum_j \big(v(S_j + i) - v(S_j)\big)`, an unbiased estimate.
 
     Parameters
     ----------
     d : int
         Number of players (features).
     features : list of int
-        The features i to estimate phi_i of (q of them), as indices.
+        The features :math:`i` to estimate :math:`\phi_i` of (q of them), as indices.
     n_coalitions : int
-        J, the coalitions drawn per feature.
+        :math:`J`, the coalitions drawn per feature.
     seed : None, int or Generator
         Randomness of the draws.
 
     Returns
     -------
     coalitions : bool array (2 J q, d)
-        Per feature, a block of 2 J rows: the J coalitions S_j + i, then the J
-        coalitions S_j.
+        Per feature, a block of :math:`2J` rows: the :math:`J` coalitions :math:`S_j + i`, then the :math:`J`
+        coalitions :math:`S_j`.
     weights : array (2 J q, q)
-        +1/J on S_j + i and -1/J on S_j in the column of feature i.
+        :math:`+1/J` on :math:`S_j + i` and :math:`-1/J` on :math:`S_j` in the column of feature :math:`i`.
 
     Raises
     ------
@@ -308,12 +308,12 @@ def _value_name(vf):
 # --------------------------------------------------------------------------- #
 @dataclass
 class ShapleyRepresenters:
-    """Representer matrices of Shapley functionals: phi_i(X) = R_i @ alpha (RKHS-SHAP Prop. 5).
+    r"""Representer matrices of Shapley functionals: :math:`\phi_i(X) = R_i \alpha` (RKHS-SHAP Prop. 5).
 
     Attributes
     ----------
     matrices : ndarray (q, n_x, n_train)
-        R_i for each requested feature, in the order of ``features``.
+        :math:`R_i` for each requested feature, in the order of ``features``.
     features : list of int
     feature_names : list of str
         Names of all d features of the model.
@@ -326,7 +326,7 @@ class ShapleyRepresenters:
     exact : bool
         False for sampled coalitions: the matrices are then an unbiased estimate.
     n_coalitions : int or None
-        Coalitions per feature (sampled), or 2^d (exact), or None (product).
+        Coalitions per feature (sampled), or :math:`2^d` (exact), or None (product).
     meta : dict
         ``{"value_function": ...}``, the description of the value function.
 
@@ -367,7 +367,7 @@ class ShapleyRepresenters:
         return np.einsum("qxi,i->xq", self.matrices, alpha)
 
     def to_explanation(self, alpha) -> Explanation:
-        """The values R_i alpha of the requested features as an :class:`~kernelxai.Explanation`.
+        r"""The values :math:`R_i \alpha` of the requested features as an :class:`~kernelxai.Explanation`.
 
         Only the requested features are present, so efficiency need not hold;
         base_values are 0 and ``meta`` records the value function and method.
@@ -379,7 +379,7 @@ class ShapleyRepresenters:
                            feature_names=[self.feature_names[i] for i in self.features], meta=meta)
 
     def penalty_matrix(self) -> np.ndarray:
-        """sum_i R_i^T R_i (n_train x n_train): ||R alpha||^2 summed over the features."""
+        r""":math:`\sum_i R_i^\top R_i` (n_train x n_train): :math:`\|R_i \alpha\|^2` summed over the features."""
         R = self.matrices.reshape(-1, self.matrices.shape[2])
         return R.T @ R
 
@@ -401,7 +401,7 @@ class ShapleyRepresenters:
 
 def shapley_representers(model, X, value="interventional", *, features=None, background=None,
                          method="auto", n_coalitions=None, seed=None, **options) -> ShapleyRepresenters:
-    """Representer matrices R_i with phi_i(X) = R_i @ alpha for a kernel model (RKHS-SHAP Prop. 5).
+    r"""Representer matrices :math:`R_i` with :math:`\phi_i(X) = R_i \alpha` for a kernel model (RKHS-SHAP Prop. 5).
 
     Parameters
     ----------
@@ -431,7 +431,7 @@ def shapley_representers(model, X, value="interventional", *, features=None, bac
     Returns
     -------
     ShapleyRepresenters
-        The matrices R_i, shape (q, n_x, n_train), with the features, points and method.
+        The matrices :math:`R_i`, shape (q, n_x, n_train), with the features, points and method.
 
     Raises
     ------
@@ -542,13 +542,17 @@ def _pairs(X, X_prime, d, model=None, background=None):
 
 def functional_distances(model, X, X_prime, value="interventional", *, features=None,
                          background=None, method="auto", max_elements=None, **options) -> np.ndarray:
-    """RKHS distances ||phi_{x,i} - phi_{x',i}||_H of Shapley functionals, row by row of X, X'.
+    r"""RKHS distances :math:`\|\phi_{x,i} - \phi_{x',i}\|_{\mathcal{H}}` of Shapley functionals, row by row of X, X'.
 
-    RKHS-SHAP §3.1: the Riesz representer of phi_{x,i} is
-    g_{x,i} = sum_S C[S, i] nu_{x,S} with nu_{x,S} = sum_b gamma_S(x)_b k(., (x_S, b_{S^c})),
-    so ||g_{x,i} - g_{x',i}||^2 is a finite double sum of kernel values over
-    coalitions and background rows. For any f = sum_j alpha_j k(., x_j) + b,
-    ``|phi_{x,i}(f) - phi_{x',i}(f)| <= sqrt(alpha' K alpha) * distance`` (eq. (3)).
+    RKHS-SHAP §3.1: the Riesz representer of :math:`\phi_{x,i}` is
+
+    .. math::
+        g_{x,i} = \sum_S C_{S,i}\, \nu_{x,S}, \qquad
+        \nu_{x,S} = \sum_b \gamma_S(x)_b\, k\big(\cdot, (x_S, b_{S^c})\big),
+
+    so :math:`\|g_{x,i} - g_{x',i}\|^2` is a finite double sum of kernel values over
+    coalitions and background rows. For any :math:`f = \sum_j \alpha_j k(\cdot, x_j) + b`,
+    :math:`|\phi_{x,i}(f) - \phi_{x',i}(f)| \le \sqrt{\alpha^\top K \alpha}\, \cdot` distance (eq. (3)).
 
     Parameters
     ----------
@@ -561,11 +565,13 @@ def functional_distances(model, X, X_prime, value="interventional", *, features=
         The background sample of the embeddings (default: training inputs).
     method : {"auto", "quadrature", "exact"}
         ``"quadrature"`` (interventional only): for every pair of background
-        rows the coalition sums factorise, sum_{S,T} mu mu prod_l = ∫∫ prod_{l≠i} F_l(t, u) dt du
-        with F_l bilinear in (t, u) -- the Beta-integral identity of kernelxai.estimators._product
-        in two variables, exact with ceil(d/2)^2 Gauss-Legendre nodes;
-        O(P m^2 d ceil(d/2)^2). ``"exact"``: all pairs of coalitions,
-        O(P 4^d m^2), needed for the observational CME (its weights gamma_S do
+        rows the coalition sums factorise,
+        :math:`\sum_{S,T} \mu\mu \prod_l = \int_0^1\!\!\int_0^1 \prod_{l \ne i} F_l(t, u)\, dt\, du`
+        with :math:`F_l` bilinear in :math:`(t, u)` -- the Beta-integral identity of the product
+        route (:func:`~kernelxai.estimators.product_shapley`)
+        in two variables, exact with :math:`\lceil d/2 \rceil^2` Gauss-Legendre nodes;
+        :math:`O(P m^2 d \lceil d/2 \rceil^2)`. ``"exact"``: all pairs of coalitions,
+        :math:`O(P\, 4^d m^2)`, needed for the observational CME (its weights :math:`\gamma_S` do
         not factorise over features); up to 8 features. ``"auto"``:
         quadrature for interventional, exact for observational.
     max_elements : int
@@ -715,11 +721,11 @@ def _distances_exact(vf, name, X, Xp, feats, max_elements):
 
 
 def cme_gamma_norms(model, background=None, eta=1e-3) -> np.ndarray:
-    """Squared norms ||mu_hat_{S^c|S}||^2_Gamma of the empirical CME operators, per coalition.
+    r"""Squared norms :math:`\|\hat\mu_{S^c \mid S}\|^2_\Gamma` of the empirical CME operators, per coalition.
 
-    For the regularised estimator mu_hat(x) = sum_b gamma_S(x)_b psi(b_{S^c}) with
-    gamma_S(x) = (K_S + m eta I)^{-1} k_S(B, x), the vector-valued RKHS norm
-    is tr(K_S A^{-1} K_{S^c} A^{-1}), A = K_S + m eta I (the M_Gamma of
+    For the regularised estimator :math:`\hat\mu(x) = \sum_b \gamma_S(x)_b\, \psi(b_{S^c})` with
+    :math:`\gamma_S(x) = (K_S + m\eta I)^{-1} k_S(B, x)`, the vector-valued RKHS norm
+    is :math:`\operatorname{tr}(K_S A^{-1} K_{S^c} A^{-1})`, :math:`A = K_S + m\eta I` (the :math:`M_\Gamma` of
     RKHS-SHAP Theorem 6 for the empirical embedding).
 
     Parameters
@@ -782,35 +788,35 @@ def cme_gamma_norms(model, background=None, eta=1e-3) -> np.ndarray:
 
 def theorem6_bound(X, X_prime, kernel, value="interventional", *, m_gamma=None, form="rbf",
                    constant="paper") -> np.ndarray:
-    """The bound of RKHS-SHAP Theorem 6 on ||phi_{x,i} - phi_{x',i}||^2_H, per pair of rows.
+    r"""The bound of RKHS-SHAP Theorem 6 on :math:`\|\phi_{x,i} - \phi_{x',i}\|^2_{\mathcal{H}}`, per pair of rows.
 
-    With delta = max_l (x_l - x'_l)^2 and a product RBF kernel (M_mu = 1):
+    With :math:`\delta = \max_l (x_l - x'_l)^2` and a product RBF kernel (:math:`M_\mu = 1`):
 
-    * interventional: ``c`` * (1 - exp(-delta sum_l 1 / (2 l_l^2)))
-      (= 4 (1 - exp(-d delta / 2 l^2)) for one lengthscale, eq. (25));
-    * observational: 2 M_Gamma times that (eq. (26)).
+    * interventional: :math:`c \, \big(1 - \exp(-\delta \sum_l 1 / (2 l_l^2))\big)`
+      (:math:`= 4 \big(1 - \exp(-d\delta / 2 l^2)\big)` for one lengthscale, eq. (25));
+    * observational: :math:`2 M_\Gamma` times that (eq. (26)).
 
     Parameters
     ----------
     X, X_prime : arrays (P, d)
-    kernel : RBF (``form="rbf"``) or any product kernel with k_l(x, x) = 1 (``form="tight"``)
+    kernel : RBF (``form="rbf"``) or any product kernel with :math:`k_l(x, x) = 1` (``form="tight"``)
     value : {"interventional", "observational"}
     m_gamma : float
-        M_Gamma for the observational bound (e.g. the largest
+        :math:`M_\Gamma` for the observational bound (e.g. the largest
         :func:`cme_gamma_norms` over proper coalitions). The empirical
-        estimator fixes v(D) = f(x), whose distance is L_delta itself, which
-        the per-coalition bound 2 M_Gamma L_delta covers only if M_Gamma >= 1/2:
+        estimator fixes :math:`v(D) = f(x)`, whose distance is :math:`L_\delta` itself, which
+        the per-coalition bound :math:`2 M_\Gamma L_\delta` covers only if :math:`M_\Gamma \ge 1/2`:
         values below 1/2 are raised to 1/2.
     form : {"rbf", "tight"}
-        ``"rbf"``: L_delta = 2 (1 - exp(-delta sum_l 1/(2 l_l^2))) as in the
-        theorem. ``"tight"``: L_delta = sup_S ||psi_{x_S} - psi_{x'_S}||^2 =
-        2 (1 - k(x, x')) exactly (product kernels bounded by 1), which the
+        ``"rbf"``: :math:`L_\delta = 2 \big(1 - \exp(-\delta \sum_l 1/(2 l_l^2))\big)` as in the
+        theorem. ``"tight"``: :math:`L_\delta = \sup_S \|\psi_{x_S} - \psi_{x'_S}\|^2 =
+        2 \big(1 - k(x, x')\big)` exactly (product kernels bounded by 1), which the
         theorem's proof actually uses.
     constant : {"paper", "proof"}
-        ``"paper"``: 2 M_mu L_delta (interventional) and 4 M_Gamma M_mu L_delta
+        ``"paper"``: :math:`2 M_\mu L_\delta` (interventional) and :math:`4 M_\Gamma M_\mu L_\delta`
         (observational), as printed. ``"proof"``: twice those. Step (54) of the
-        supplement bounds ||A - B||^2 by ||A||^2 + ||B||^2, which needs
-        <A, B> >= 0; the triangle inequality gives 2 ||A||^2 + 2 ||B||^2, so
+        supplement bounds :math:`\|A - B\|^2` by :math:`\|A\|^2 + \|B\|^2`, which needs
+        :math:`\langle A, B \rangle \ge 0`; the triangle inequality gives :math:`2 \|A\|^2 + 2 \|B\|^2`, so
         the constants that follow from the proof as written are 4 and 8.
 
     Returns

@@ -94,7 +94,7 @@ def bitmasks_to_coalitions(masks, d) -> np.ndarray:
 
 
 def coalitions_to_bitmasks(coalitions) -> np.ndarray:
-    """Encode a boolean coalition array (m, d) as integer bitmasks (bit ``j`` = player ``j``).
+    r"""Encode a boolean coalition array (m, d) as integer bitmasks (bit ``j`` = player ``j``).
 
     The inverse of :func:`bitmasks_to_coalitions`.
 
@@ -107,7 +107,7 @@ def coalitions_to_bitmasks(coalitions) -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (m,)
-        The code ``sum_j z[j] * 2**j`` of each coalition.
+        The code :math:`\sum_j z_j 2^j` of each coalition.
 
     Raises
     ------
@@ -129,10 +129,10 @@ def coalitions_to_bitmasks(coalitions) -> np.ndarray:
 
 
 def shapley_weights(d) -> np.ndarray:
-    """Shapley weights mu(s) = s! (d-s-1)! / d! for s = 0..d-1.
+    r"""Shapley weights :math:`\mu(s) = s!\,(d-s-1)!\,/\,d!` for :math:`s = 0, \dots, d-1`.
 
-    ``mu(|S|)`` multiplies the marginal contribution ``v(S+j) - v(S)`` of a
-    player ``j`` not in ``S`` in the Shapley formula (lecture, slide "Shapley values").
+    :math:`\mu(|S|)` multiplies the marginal contribution :math:`v(S \cup \{j\}) - v(S)` of a
+    player :math:`j \notin S` in the Shapley formula (lecture, slide "Shapley values").
 
     Parameters
     ----------
@@ -142,7 +142,7 @@ def shapley_weights(d) -> np.ndarray:
     Returns
     -------
     ndarray of float, shape (d,)
-        Entry ``s`` is ``mu(s)``, the weight of a coalition of size ``s`` not holding the player.
+        Entry ``s`` is :math:`\mu(s)`, the weight of a coalition of size ``s`` not holding the player.
 
     Raises
     ------

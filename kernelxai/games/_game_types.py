@@ -419,7 +419,7 @@ class GroupedGame(Game):
 # abilities other modules ask for (declared by the game classes, never probed)
 # --------------------------------------------------------------------------- #
 class LinearInCoefficients:
-    """Ability: worths linear in a kernel model's coefficients, v(S)(x_a) = (M_S alpha)[a] + b.
+    r"""Ability: worths linear in a kernel model's coefficients, :math:`v(S)(x_a) = (M_S \alpha)_a + b`.
 
     Games of kernel models that declare it provide
     :meth:`coefficient_matrices`; Shapley functionals (representer matrices)
@@ -445,7 +445,7 @@ class LinearInCoefficients:
     """
 
     def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:  # pragma: no cover - abstract
-        """M_S for each coalition (or weighted sums of them): (c or q, n_x, n_train)."""
+        """:math:`M_S` for each coalition (or weighted sums of them): (c or q, n_x, n_train)."""
         raise NotImplementedError
 
 

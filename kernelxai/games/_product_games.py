@@ -29,7 +29,7 @@ __all__ = ["ProductGame", "SumOfProductGames", "GroupedProductGame", "UnitAbsent
 
 
 class HasUnitGames:
-    """Ability: the games of the unit models k(., x_i) form one ProductGame.
+    r"""Ability: the games of the unit models :math:`k(\cdot, x_i)` form one ProductGame.
 
     Their Shapley values are the representer entries, in polynomial time.
 
@@ -52,15 +52,15 @@ class HasUnitGames:
     """
 
     def unit_game(self) -> ProductGame:  # pragma: no cover - abstract
-        """A ProductGame with n_train * n_x instances, instance i * n_x + a for unit model i at x_a."""
+        """A ProductGame with ``n_train * n_x`` instances, instance ``i * n_x + a`` for unit model i at :math:`x_a`."""
         raise NotImplementedError
 
 
 class ProductGame(Game):
-    """A weighted sum of multiplicative games, one sum per instance.
+    r"""A weighted sum of multiplicative games, one sum per instance.
 
     .. math::
-        v_k(S) = \\sum_r w_{kr} \\prod_{l \\in S} a_{krl} \\prod_{l \\notin S} c_{krl}
+        v_k(S) = \sum_r w_{kr} \prod_{l \in S} a_{krl} \prod_{l \notin S} c_{krl}
 
     This is the structure product kernels give every kernel-based value function
     (:func:`~kernelxai.estimators.product_shapley`): the functional baseline has one term per training point with
@@ -99,7 +99,7 @@ class ProductGame(Game):
 
     Examples
     --------
-    One term: ``v(S) = prod_{l in S} a_l`` with ``a = (2, 3)`` and absent factors 1:
+    One term: :math:`v(S) = \prod_{l \in S} a_l` with :math:`a = (2, 3)` and absent factors 1:
 
     >>> import numpy as np
     >>> import kernelxai as kx
@@ -202,15 +202,15 @@ class ProductGame(Game):
 
 
 class SumOfProductGames(ProductGame):
-    """The weighted sum v(S) = sum_g w_g v_g(S) of product games -- again a product game.
+    r"""The weighted sum :math:`v(S) = \sum_g w_g v_g(S)` of product games -- again a product game.
 
     Its multiplicative terms are those of every component, each component's
-    weights scaled by its w_g, so the polynomial-time routes
+    weights scaled by its :math:`w_g`, so the polynomial-time routes
     (``method="product"``) apply unchanged; worths (``method="exact"`` and the
     sampling estimators) are the weighted sums of the components' worths, by
-    each component's own fast route (mean embeddings, exp(Z log a), ...). A
+    each component's own fast route (mean embeddings, :math:`\exp(Z \log a)`, ...). A
     kernel expansion with a :class:`~kernelxai.kernels.SumKernel`
-    sum_r c_r k_r is the sum of the expansions with the product kernels k_r,
+    :math:`\sum_r c_r k_r` is the sum of the expansions with the product kernels :math:`k_r`,
     and its interventional and functional-baseline games are these sums.
 
     Parameters
@@ -218,7 +218,7 @@ class SumOfProductGames(ProductGame):
     games : sequence of ProductGame
         At least one; all with the same players and number of instances.
     weights : sequence of float, optional
-        w_g (default all 1).
+        :math:`w_g` (default all 1).
     player_names, data, meta : optional
         Default: those of the first game.
 
@@ -333,9 +333,9 @@ class GroupedProductGame(ProductGame):
 
 
 def unit_product_worths(coalitions, blocks, n_instances, max_elements=None) -> np.ndarray:
-    """Worths sum_r w_r prod_{l in S} a_rl of product games whose absent factors are 1.
+    r"""Worths :math:`\sum_r w_r \prod_{l \in S} a_{rl}` of product games whose absent factors are 1.
 
-    Evaluated as exp(Z log a) by one matrix product per block (a zero factor
+    Evaluated as :math:`\exp(Z \log a)` by one matrix product per block (a zero factor
     is tracked separately, so exact zeros stay exact), which is what makes
     sampling estimators affordable on these games.
 

@@ -33,19 +33,19 @@ TERMS_AT_ONCE = 2**21
 
 
 class CoalitionGrams:
-    """Gram matrices K_S(A, B) of many coalitions S from one cached per-feature tensor.
+    r"""Gram matrices :math:`K_S(A, B)` of many coalitions :math:`S` from one cached per-feature tensor.
 
     Value functions that condition on a coalition (the CME of RKHS-SHAP Prop. 3
-    and App. C) need K_S for hundreds or thousands of coalitions S. Building
-    each from scratch costs ``|S|`` kernel evaluations per entry; here one tensor
-    of per-feature terms is computed once and every K_S is one matrix product
+    and App. C) need :math:`K_S` for hundreds or thousands of coalitions :math:`S`. Building
+    each from scratch costs :math:`|S|` kernel evaluations per entry; here one tensor
+    of per-feature terms is computed once and every :math:`K_S` is one matrix product
     with the coalition masks followed by an elementwise map:
 
-    * product kernels: K_S = exp(sum_{l in S} log k_l) (exact zeros of a
+    * product kernels: :math:`K_S = \exp\big(\sum_{l \in S} \log k_l\big)` (exact zeros of a
       factor, e.g. the categorical kernel, are tracked separately and stay 0);
-    * :class:`Matern`: K_S = kappa(sqrt(sum_{l in S} ((a_l - b_l) / l_l)^2)), the
-      Matern kernel of the same form on the coordinates in S;
-    * :class:`SumKernel`: K_S = sum_r c_r K_{r,S}, one cache per summand.
+    * :class:`Matern`: :math:`K_S = \kappa\Big(\sqrt{\textstyle\sum_{l \in S} \big((a_l - b_l) / \ell_l\big)^2}\Big)`,
+      the Matern kernel of the same form on the coordinates in :math:`S`;
+    * :class:`SumKernel`: :math:`K_S = \sum_r c_r K_{r,S}`, one cache per summand.
 
     The empty coalition gives a matrix of ones. The cache holds
     ``len(A) * len(B) * d`` numbers.

@@ -39,8 +39,8 @@ def median_heuristic(X, *, pooled=False, max_samples=1000, seed=0) -> np.ndarray
     X : array (n, d)
     pooled : bool
         False (default): one lengthscale per feature, the median of
-        ``|x_ij - x_kj|`` over pairs i < k. True: one lengthscale, the median of
-        the full-dimensional distances ||x_i - x_k||.
+        :math:`|x_{ij} - x_{kj}|` over pairs :math:`i < k`. True: one lengthscale, the median of
+        the full-dimensional distances :math:`\\|x_i - x_k\\|`.
     max_samples : int
         Pairs are formed from at most this many rows (a random subsample).
     seed : None, int or numpy.random.Generator, default 0

@@ -32,18 +32,21 @@ __all__ = ["Matern", "SumKernel", "Linear"]
 
 
 class Matern(Kernel):
-    """Matern kernel of the scaled Euclidean distance -- not a product kernel.
+    r"""Matern kernel of the scaled Euclidean distance -- not a product kernel.
 
     .. math::
-        k(x, x') = \\kappa_\\nu(r), \\quad r = \\Big\\|\\frac{x - x'}{l}\\Big\\|_2,
+        k(x, x') = \kappa_\nu(r), \quad r = \Big\|\frac{x - x'}{l}\Big\|_2,
 
-    with kappa_{1/2}(r) = exp(-r), kappa_{3/2}(r) = (1 + sqrt(3) r) exp(-sqrt(3) r) and
-    kappa_{5/2}(r) = (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r) (RKHS-SHAP
-    supplement eq. (9) for half-integer nu; the same parametrisation as
-    scikit-learn's ``Matern``). Any other nu > 0 uses the general form
-    kappa_nu(r) = 2^(1-nu) / Gamma(nu) (sqrt(2 nu) r)^nu K_nu(sqrt(2 nu) r)
-    (K_nu the modified Bessel function of the second kind, kappa_nu(0) = 1),
-    and nu = inf its limit exp(-r^2 / 2), the RBF kernel of the distance.
+    with :math:`\kappa_{1/2}(r) = e^{-r}`, :math:`\kappa_{3/2}(r) = (1 + \sqrt{3}\, r)\, e^{-\sqrt{3}\, r}` and
+    :math:`\kappa_{5/2}(r) = (1 + \sqrt{5}\, r + 5 r^2 / 3)\, e^{-\sqrt{5}\, r}` (RKHS-SHAP
+    supplement eq. (9) for half-integer :math:`\nu`; the same parametrisation as
+    scikit-learn's ``Matern``). Any other :math:`\nu > 0` uses the general form
+
+    .. math::
+        \kappa_\nu(r) = \frac{2^{1-\nu}}{\Gamma(\nu)} \big(\sqrt{2\nu}\, r\big)^\nu K_\nu\big(\sqrt{2\nu}\, r\big)
+
+    (:math:`K_\nu` the modified Bessel function of the second kind, :math:`\kappa_\nu(0) = 1`),
+    and :math:`\nu = \infty` its limit :math:`e^{-r^2 / 2}`, the RBF kernel of the distance.
 
     Parameters
     ----------
@@ -122,11 +125,11 @@ class Matern(Kernel):
         return np.where(positive, out, 1.0)
 
     def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
-        """Gram matrix of k_S, the Matern kernel on the coordinates in ``subset``.
+        r"""Gram matrix of :math:`k_S`, the Matern kernel on the coordinates in ``subset``.
 
         ``subset`` is a boolean mask of length d or a list of feature indices
         (default: all features); the empty subset gives a matrix of ones.
-        Distances are formed from differences (no ``|a|^2 + |b|^2 - 2ab``
+        Distances are formed from differences (no :math:`\|a\|^2 + \|b\|^2 - 2 a^\top b`
         cancellation), in row blocks of about ``max_elements`` numbers.
         """
         A, B = self._check_pair(A, B)
@@ -149,7 +152,7 @@ class Matern(Kernel):
         return out
 
     def restrict(self, features) -> Matern:
-        """k_S: the Matern kernel of the same nu on the columns ``features``."""
+        r""":math:`k_S`: the Matern kernel of the same :math:`\nu` on the columns ``features``."""
         feats = [int(j) for j in features]
         if isinstance(self.lengthscale, float):
             return Matern(self.lengthscale, self.nu)
@@ -161,11 +164,11 @@ class Matern(Kernel):
 
 
 class SumKernel(Kernel):
-    """A non-negative combination k = sum_r c_r k_r of product kernels.
+    r"""A non-negative combination :math:`k = \sum_r c_r k_r` of product kernels.
 
     Not a product kernel, but a kernel expansion with a sum kernel,
-    sum_i alpha_i k(x, x_i) + b, is the sum over r of the expansions
-    sum_i (c_r alpha_i) k_r(x, x_i) with product kernels k_r (the intercept
+    :math:`\sum_i \alpha_i k(x, x_i) + b`, is the sum over :math:`r` of the expansions
+    :math:`\sum_i (c_r \alpha_i) k_r(x, x_i)` with product kernels :math:`k_r` (the intercept
     going with one of them). Its interventional and functional-baseline games
     are therefore sums of product games
     (:class:`kernelxai.games.SumOfProductGames`): ``method="product"`` and
@@ -175,7 +178,7 @@ class SumKernel(Kernel):
     Parameters
     ----------
     terms : sequence of (float, ProductKernel)
-        Weights c_r >= 0 (finite) and product kernels k_r; at least one term.
+        Weights :math:`c_r \ge 0` (finite) and product kernels :math:`k_r`; at least one term.
 
     Raises
     ------
@@ -188,9 +191,9 @@ class SumKernel(Kernel):
 
     Notes
     -----
-    ``gram(A, B, subset=S)`` and ``restrict(S)`` give k_S = sum_r c_r k_{r,S},
-    each product kernel restricted to the coordinates in S (the empty
-    coalition gives sum_r c_r).
+    ``gram(A, B, subset=S)`` and ``restrict(S)`` give :math:`k_S = \sum_r c_r k_{r,S}`,
+    each product kernel restricted to the coordinates in :math:`S` (the empty
+    coalition gives :math:`\sum_r c_r`).
 
     Examples
     --------
@@ -240,7 +243,7 @@ class SumKernel(Kernel):
         self.n_features = sizes.pop() if sizes else None
 
     def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
-        """Gram matrix sum_r c_r K_{r,S}(A, B) of the coalition ``subset`` (default all features)."""
+        r"""Gram matrix :math:`\sum_r c_r K_{r,S}(A, B)` of the coalition ``subset`` (default all features)."""
         A, B = self._check_pair(A, B)
         out = np.zeros((A.shape[0], B.shape[0]))
         for weight, kern in self.terms:
@@ -257,7 +260,7 @@ class SumKernel(Kernel):
         return out
 
     def restrict(self, features) -> SumKernel:
-        """k_S = sum_r c_r k_{r,S} on the columns ``features``."""
+        r""":math:`k_S = \sum_r c_r k_{r,S}` on the columns ``features``."""
         return SumKernel([(w, kern.restrict(features)) for w, kern in self.terms])
 
     def __repr__(self):
@@ -265,14 +268,15 @@ class SumKernel(Kernel):
 
 
 class Linear(Kernel):
-    """The linear kernel k(x, x') = x . x' (scikit-learn ``KernelRidge(kernel="linear")``).
+    r"""The linear kernel :math:`k(x, x') = x^\top x'` (scikit-learn ``KernelRidge(kernel="linear")``).
 
-    A kernel expansion with it is the linear model f(x) = w . x + b with
-    w = sum_i alpha_i x_i. Not a product kernel; its interventional game is
-    additive, v(S) = b + sum_{j in S} w_j x_j + sum_{j not in S} w_j mean_b b_j,
+    A kernel expansion with it is the linear model :math:`f(x) = w^\top x + b` with
+    :math:`w = \sum_i \alpha_i x_i`. Not a product kernel; its interventional game is
+    additive, :math:`v(S) = b + \sum_{j \in S} w_j x_j + \sum_{j \notin S} w_j \bar b_j`
+    (:math:`\bar b` the background's mean),
     which :class:`kernelxai.values.Interventional` builds in closed form as a
-    product game with d + 1 terms (exact on ``"product"`` and ``"exact"``), so
-    that phi_j = w_j (x_j - mean_b b_j). Takes no parameters.
+    product game with :math:`d + 1` terms (exact on ``"product"`` and ``"exact"``), so
+    that :math:`\phi_j = w_j (x_j - \bar b_j)`. Takes no parameters.
 
     Examples
     --------
@@ -293,7 +297,7 @@ class Linear(Kernel):
         pass
 
     def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
-        """A_S B_S' on the coordinates in ``subset`` (default all; the empty subset gives zeros)."""
+        r""":math:`A_S B_S^\top` on the coordinates in ``subset`` (default all; the empty subset gives zeros)."""
         A, B = self._check_pair(A, B)
         feats = ProductKernel._subset_indices(subset, A.shape[1])
         if feats is None:

@@ -59,7 +59,7 @@ def gram_block_elements(max_elements) -> int:
 
 
 class Kernel:
-    """Base class: a positive-definite kernel on R^d.
+    r"""Base class: a positive-definite kernel on :math:`\mathbb{R}^d`.
 
     Subclasses implement :meth:`gram`. ``is_product`` says whether the kernel
     factorises over features, which the polynomial-time Shapley routes need.
@@ -86,7 +86,7 @@ class Kernel:
     n_features = None
 
     def gram(self, A, B=None) -> np.ndarray:
-        """The Gram matrix K[a, b] = k(A[a], B[b])."""
+        r"""The Gram matrix :math:`K_{ab} = k(A_a, B_b)` of the rows of ``A`` and ``B``."""
         raise NotImplementedError
 
     def __call__(self, A, B=None):
@@ -97,7 +97,7 @@ class Kernel:
         raise NotImplementedError
 
     def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
-        """K_S(A, B) for one coalition, by the fastest route this kernel has.
+        r""":math:`K_S(A, B)` for one coalition, by the fastest route this kernel has.
 
         The default is :meth:`gram`. Kernels with a faster, slightly less
         accurate route (see :meth:`RBF.coalition_gram`) override it; value
@@ -137,7 +137,7 @@ class ProductKernel(Kernel):
 
     # ---------------------------------------------------------------- public
     def feature_grams(self, A, B=None, features=None, *, check=True) -> np.ndarray:
-        """Per-feature Gram tensor G[a, b, j] = k_j(A[a, j], B[b, j]).
+        r"""Per-feature Gram tensor :math:`G_{abj} = k_j(A_{aj}, B_{bj})`.
 
         Parameters
         ----------
@@ -268,10 +268,10 @@ class _Stationary(ProductKernel):
 
 
 class RBF(_Stationary):
-    """Gaussian (squared-exponential) product kernel: prod_j exp(-(x_j - x'_j)^2 / (2 l_j^2)).
+    r"""Gaussian (squared-exponential) product kernel: :math:`\prod_j \exp\big(-(x_j - x'_j)^2 / (2 l_j^2)\big)`.
 
     With a scalar lengthscale this is the isotropic RBF kernel
-    exp(-||x - x'||^2 / (2 l^2)); with one lengthscale per feature, the ARD kernel.
+    :math:`\exp\big(-\|x - x'\|^2 / (2 l^2)\big)`; with one lengthscale per feature, the ARD kernel.
 
     Parameters
     ----------
@@ -316,13 +316,13 @@ class RBF(_Stationary):
         return np.exp(diff, out=diff)
 
     def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
-        """K_S(A, B) = exp(-||a_S - b_S||^2_l / 2) with the squared distances from one matrix product.
+        r""":math:`K_S(A, B) = \exp(-\|a_S - b_S\|^2_l / 2)` with the squared distances from one matrix product.
 
-        ||a - b||^2 = ||a||^2 + ||b||^2 - 2 a.b on lengthscale-scaled
-        coordinates: one BLAS call and one exp per entry instead of ``|S|``
+        :math:`\|a - b\|^2 = \|a\|^2 + \|b\|^2 - 2 a^\top b` on lengthscale-scaled
+        coordinates: one BLAS call and one exp per entry instead of :math:`|S|`
         exponentials, ~10x faster for large matrices. The cancellation costs
-        about eps * (||a||^2 + ||b||^2) in the exponent (relative error ~1e-14 in
-        K_S for standardised data), so predictions keep using :meth:`gram`.
+        about :math:`\epsilon (\|a\|^2 + \|b\|^2)` in the exponent (relative error ~1e-14 in
+        :math:`K_S` for standardised data), so predictions keep using :meth:`gram`.
         """
         A, B = self._check_pair(A, B)
         feats = self._features(A.shape[1], self._subset_indices(subset, A.shape[1]))
@@ -341,10 +341,10 @@ class RBF(_Stationary):
 
 
 class Laplace(_Stationary):
-    """Laplace product kernel: ``prod_j exp(-|x_j - x'_j| / l_j)``.
+    r"""Laplace product kernel: :math:`\prod_j \exp(-|x_j - x'_j| / l_j)`.
 
     With a scalar lengthscale this is the exponential kernel of the L1 distance,
-    ``exp(-||x - x'||_1 / l)``.
+    :math:`\exp(-\|x - x'\|_1 / l)`.
 
     Parameters
     ----------
@@ -372,7 +372,7 @@ class Laplace(_Stationary):
 
 
 class Cauchy(_Stationary):
-    """Cauchy product kernel: prod_j 1 / (1 + (x_j - x'_j)^2 / l_j^2).
+    r"""Cauchy product kernel: :math:`\prod_j 1 / \big(1 + (x_j - x'_j)^2 / l_j^2\big)`.
 
     Its factors decay polynomially rather than exponentially, so distant
     points keep more similarity than under :class:`RBF`.
@@ -403,9 +403,9 @@ class Cauchy(_Stationary):
 
 
 class Categorical(ProductKernel):
-    """Delta kernel for discrete features: k_j(x, x') = 1 if x == x' else 0.
+    r"""Delta kernel for discrete features: :math:`k_j(x, x') = 1` if :math:`x = x'`, else 0.
 
-    Over several features, k(x, x') is 1 when all the features of the coalition
+    Over several features, :math:`k(x, x')` is 1 when all the features of the coalition
     agree. Takes no parameters; codes are compared as numbers, so categories
     must be encoded (as integers, say) first.
 
@@ -515,11 +515,11 @@ class Product(ProductKernel):
 
 
 class Constant(ProductKernel):
-    """The constant kernel k(x, x') = 1: the product kernel whose factors are all 1.
+    r"""The constant kernel :math:`k(x, x') = 1`: the product kernel whose factors are all 1.
 
     A ``ConstantKernel`` summand of a Gaussian-process kernel is ``c * Constant()``
     inside a :class:`SumKernel`; its contribution to a kernel expansion is the
-    constant c sum_i alpha_i. Takes no parameters.
+    constant :math:`c \sum_i \alpha_i`. Takes no parameters.
 
     Examples
     --------
@@ -548,7 +548,7 @@ class Constant(ProductKernel):
 
 
 class ProductOf(ProductKernel):
-    """The product k = k_1 k_2 ... of product kernels -- again a product kernel.
+    r"""The product :math:`k = k_1 k_2 \cdots` of product kernels -- again a product kernel.
 
     Feature j's factor is the product of the factors of feature j of every
     kernel, so the per-feature Gram tensor is the elementwise product of the

@@ -25,12 +25,12 @@ __all__ = ["KernelExpansion"]
 
 
 class KernelExpansion:
-    """A kernel model f(x) = sum_i alpha_i k(x, x_i) + intercept.
+    r"""A kernel model :math:`f(x) = \sum_i \alpha_i k(x, x_i) + b` (``b`` the intercept).
 
     Parameters
     ----------
     X_train : array (n, d) or DataFrame
-        The expansion points x_i (training inputs, support vectors, ...).
+        The expansion points :math:`x_i` (training inputs, support vectors, ...).
     alpha : array (n,)
         Coefficients.
     kernel : Kernel
@@ -128,7 +128,7 @@ class KernelExpansion:
         return check_matrix(X, name, n_features=self.n_features, allow_1d=True)
 
     def predict(self, X, max_elements=None) -> np.ndarray:
-        """f(X), evaluated in row blocks of about ``max_elements`` numbers (default: from the config)."""
+        """:math:`f(X)`, evaluated in row blocks of about ``max_elements`` numbers (default: from the config)."""
         X = self.check_X(X)
         out = np.empty(X.shape[0])
         max_elements = working_elements(2) if max_elements is None else int(max_elements)

@@ -27,15 +27,21 @@ __all__ = ["KernelLogisticRegression"]
 
 
 class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
-    """Binary kernel logistic regression; its logit is a KernelExpansion.
+    r"""Binary kernel logistic regression; its logit is a KernelExpansion.
 
-    Minimises (1/n) sum_i log(1 + exp(-s_i f(x_i))) + lam ||f - b||^2_H over
-    f = sum_i alpha_i k(., x_i) + b, with s_i = +-1 the labels (RKHS-SHAP
+    Minimises
+
+    .. math::
+        \frac{1}{n} \sum_i \log\big(1 + e^{-s_i f(x_i)}\big) + \lambda \|f - b\|^2_{\mathcal{H}}
+        \quad\text{over}\quad f = \sum_i \alpha_i k(\cdot, x_i) + b,
+
+    with :math:`s_i = \pm 1` the labels (RKHS-SHAP
     App. E; there is no reference implementation). Solved by damped Newton
-    steps on the stationarity conditions (p - t)/n + 2 lam alpha = 0,
-    sum(p - t) = 0, with a backtracking line search on the objective.
+    steps on the stationarity conditions :math:`(p - t)/n + 2\lambda\alpha = 0`,
+    :math:`\sum_i (p_i - t_i) = 0`, with a backtracking line search on the objective.
 
-    ``expansion_`` is the logit f(x) = log p(y = classes_[1] | x) / p(y = classes_[0] | x);
+    ``expansion_`` is the logit :math:`f(x) = \log p(y = c_1 \mid x) / p(y = c_0 \mid x)`
+    (:math:`c_0, c_1` = ``classes_``);
     Shapley values of the logit are what :func:`kernelxai.explain` reports.
 
     Parameters

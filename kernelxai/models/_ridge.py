@@ -29,12 +29,18 @@ __all__ = ["KernelRidge", "loo_scores", "DEFAULT_LAMBDAS"]
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
-    """Kernel ridge regression with an unpenalised intercept; the fitted model is a KernelExpansion.
+    r"""Kernel ridge regression with an unpenalised intercept; the fitted model is a KernelExpansion.
 
-    Minimises (1/n) sum_i (y_i - f(x_i))^2 + lam ||f - b||^2_H over
-    f = sum_i alpha_i k(., x_i) + b. The minimiser solves
-    (K + n lam I) alpha + b 1 = y with 1'alpha = 0, i.e. with A = K + n lam I,
-    b = 1'A^{-1}y / 1'A^{-1}1 and alpha = A^{-1}(y - b 1) -- the n-scaled
+    Minimises
+
+    .. math::
+        \frac{1}{n} \sum_i \big(y_i - f(x_i)\big)^2 + \lambda \|f - b\|^2_{\mathcal{H}}
+        \quad\text{over}\quad f = \sum_i \alpha_i k(\cdot, x_i) + b.
+
+    The minimiser solves :math:`(K + n\lambda I)\alpha + b\mathbf{1} = y` with
+    :math:`\mathbf{1}^\top\alpha = 0`, i.e. with :math:`A = K + n\lambda I`,
+    :math:`b = \mathbf{1}^\top A^{-1} y / \mathbf{1}^\top A^{-1} \mathbf{1}` and
+    :math:`\alpha = A^{-1}(y - b\mathbf{1})` -- the :math:`n`-scaled
     ridge of RKHS-SHAP, with the intercept fitted rather than penalised.
 
     Parameters
@@ -120,14 +126,15 @@ def _ridge_with_intercept(K, y, lam):
 
 
 def loo_scores(K, y, grid) -> np.ndarray:
-    """Closed-form leave-one-out mean squared error of :class:`KernelRidge` for each lam.
+    r"""Closed-form leave-one-out mean squared error of :class:`KernelRidge` for each lam.
 
     The fit is penalised least squares, so the leave-one-out residual is
-    (y_i - yhat_i) / (1 - S_ii) for the smoother yhat = S y. Here
-    y - yhat = n lam alpha and alpha = P y with
-    P = A^{-1} - A^{-1} 1 1' A^{-1} / (1'A^{-1}1), A = K + n lam I, so the
-    residual is alpha_i / P_ii. One eigendecomposition of K gives A^{-1} for
-    every lam. (The penalty n lam is held fixed when a point is left out.)
+    :math:`(y_i - \hat y_i) / (1 - S_{ii})` for the smoother :math:`\hat y = S y`. Here
+    :math:`y - \hat y = n\lambda\alpha` and :math:`\alpha = P y` with
+    :math:`P = A^{-1} - A^{-1}\mathbf{1}\mathbf{1}^\top A^{-1} / (\mathbf{1}^\top A^{-1}\mathbf{1})`,
+    :math:`A = K + n\lambda I`, so the residual is :math:`\alpha_i / P_{ii}`. One
+    eigendecomposition of :math:`K` gives :math:`A^{-1}` for every :math:`\lambda`. (The
+    penalty :math:`n\lambda` is held fixed when a point is left out.)
 
     Parameters
     ----------

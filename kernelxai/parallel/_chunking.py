@@ -49,7 +49,6 @@ def check_n_jobs(n_jobs) -> int | None:
 
     Examples
     --------
-    >>> from kernelxai.parallel import check_n_jobs
     >>> check_n_jobs(-1), check_n_jobs(None)
     (-1, None)
     >>> try:
@@ -91,7 +90,6 @@ def check_rows_per_chunk(rows_per_chunk) -> int | None:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.parallel import check_rows_per_chunk
     >>> check_rows_per_chunk(np.int64(50)), check_rows_per_chunk(None)
     (50, None)
     >>> try:
@@ -132,7 +130,6 @@ def effective_n_jobs(n_jobs=None) -> int:
     Examples
     --------
     >>> import joblib
-    >>> from kernelxai.parallel import effective_n_jobs
     >>> effective_n_jobs(1)
     1
     >>> with joblib.parallel_config(n_jobs=3):
@@ -194,7 +191,6 @@ def one_chunk(n_rows, flops_all, bytes_all=0.0, chunk_seconds=CHUNK_SECONDS) -> 
 
     Examples
     --------
-    >>> from kernelxai.parallel import one_chunk
     >>> one_chunk(100, flops_all=1e6), one_chunk(100, flops_all=1e12)
     (True, False)
     """

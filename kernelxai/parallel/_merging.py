@@ -58,7 +58,6 @@ def merge_meta(pieces) -> dict:
     --------
     >>> import numpy as np
     >>> import kernelxai as kx
-    >>> from kernelxai.parallel import merge_meta
     >>> a = kx.Explanation(np.ones((2, 3)), meta={"method": "exact", "efficiency_error": 1e-9, "seconds": 0.1})
     >>> b = kx.Explanation(np.ones((1, 3)), meta={"method": "exact", "efficiency_error": 3e-9, "seconds": 0.2})
     >>> merge_meta([a, b])
@@ -109,7 +108,6 @@ def concat_results(pieces, overrides=None, **parallel) -> Explanation:
     --------
     >>> import numpy as np
     >>> import kernelxai as kx
-    >>> from kernelxai.parallel import concat_results
     >>> a = kx.Explanation(np.ones((2, 3)), meta={"seconds": 0.1})
     >>> b = kx.Explanation(np.zeros((1, 3)), meta={"seconds": 0.2})
     >>> expl = concat_results([a, b], overrides={"seconds": 0.3}, n_jobs=2)

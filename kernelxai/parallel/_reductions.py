@@ -53,7 +53,6 @@ def reduction_jobs(n_jobs) -> Iterator[None]:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.parallel import reduce_rows, reduction_jobs
     >>> def column_sums(shared, rows):
     ...     return rows.sum(axis=0)
     >>> with reduction_jobs(1):  # the parts run one after the other, here
@@ -90,7 +89,6 @@ def part_rows(row_flops) -> int:
 
     Examples
     --------
-    >>> from kernelxai.parallel import part_rows
     >>> part_rows(1e6), part_rows(1e3)
     (1024, 500000)
     """

@@ -97,7 +97,6 @@ def inside_chunk() -> bool:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.parallel import inside_chunk, run_rows
     >>> def where(shared, rows):
     ...     return inside_chunk()
     >>> inside_chunk(), run_rows(where, np.zeros((2, 1)), n_jobs=1)
@@ -143,7 +142,6 @@ def n_rows(X) -> int:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.parallel import n_rows
     >>> n_rows(np.zeros((5, 3))), n_rows([[1, 2], [3, 4]])
     (5, 2)
     """
@@ -168,7 +166,6 @@ def take_rows(X, rows) -> np.ndarray | pd.DataFrame:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.parallel import take_rows
     >>> take_rows([[1, 2], [3, 4], [5, 6]], slice(1, 3))
     array([[3, 4],
            [5, 6]])
@@ -211,7 +208,6 @@ def execution(n_jobs, n_chunks) -> tuple[str, int]:
     Examples
     --------
     >>> import joblib
-    >>> from kernelxai.parallel import execution
     >>> execution(1, n_chunks=4)
     ('sequential', 1)
     >>> with joblib.parallel_config(backend="threading"):
@@ -330,7 +326,6 @@ def in_order(fn, X, slices, shared, n_jobs, config) -> Iterator[tuple[slice, obj
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.parallel import in_order, row_chunks
     >>> def column_sums(shared, rows):
     ...     return rows.sum(axis=0)
     >>> X = np.arange(12.0).reshape(6, 2)

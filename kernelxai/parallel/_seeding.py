@@ -29,7 +29,6 @@ def shared_seed(seed) -> int | np.random.Generator:
 
     Examples
     --------
-    >>> from kernelxai.parallel import shared_seed
     >>> shared_seed(7), isinstance(shared_seed(None), int)
     (7, True)
     """
@@ -54,7 +53,6 @@ def chunk_rng(seed) -> int | np.random.Generator | None:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.parallel import chunk_rng
     >>> rng = np.random.default_rng(0)
     >>> copy = chunk_rng(rng)
     >>> copy is rng, copy.random() == rng.random()
@@ -79,7 +77,6 @@ def rng_state(rng) -> dict | None:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.parallel import rng_state
     >>> rng_state(np.random.default_rng(0))["bit_generator"], rng_state(3)
     ('PCG64', None)
     """
@@ -102,7 +99,6 @@ def hand_back(seed, states) -> None:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.parallel import chunk_rng, hand_back, rng_state
     >>> rng = np.random.default_rng(0)
     >>> chunk = chunk_rng(rng)
     >>> drawn = chunk.random(3)  # the chunk's draws

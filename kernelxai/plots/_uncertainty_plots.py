@@ -98,11 +98,11 @@ def _zero_variance(variances):
 
 
 def correlation(expl, row=0, *, ax=None, title=None, annotate=None, output=None) -> Axes:
-    """Heatmap of the correlations between the features' attributions at one point.
+    r"""Heatmap of the correlations between the features' attributions at one point.
 
     The Shapley values of a random function (the posterior of a Gaussian
     process, say) are random and, in general, correlated: this draws the
-    correlation matrix ``C_jk / sqrt(C_jj C_kk)`` of one point's covariance
+    correlation matrix :math:`C_{jk} / \sqrt{C_{jj} C_{kk}}` of one point's covariance
     block ``C = expl.covariance[row]`` (as :func:`kernelxai.explain_gp`
     gives it) on a diverging colour scale fixed to [-1, 1].
 
@@ -213,7 +213,7 @@ def correlation(expl, row=0, *, ax=None, title=None, annotate=None, output=None)
 
 def dependence_band(expl, feature, *, n_draws=20, seed=0, ax=None, title=None, level=0.95,
                     output=None) -> Axes:
-    """A feature's Shapley value along its values: posterior mean, credible band and draws.
+    r"""A feature's Shapley value along its values: posterior mean, credible band and draws.
 
     For an Explanation of a random function at many points with the joint
     covariance of all its Shapley values (``kx.explain_gp(..., joint=True)``),
@@ -272,9 +272,9 @@ def dependence_band(expl, feature, *, n_draws=20, seed=0, ax=None, title=None, l
 
     Notes
     -----
-    The draws are ``mean + V sqrt(max(w, 0)) z`` with ``V diag(w) V^T`` the
+    The draws are :math:`\text{mean} + V \sqrt{\max(w, 0)}\, z` with :math:`V \operatorname{diag}(w) V^\top` the
     symmetric eigen-decomposition of the feature's block of the joint
-    covariance and z standard normal: no jitter is added, and the small
+    covariance and :math:`z` standard normal: no jitter is added, and the small
     negative eigenvalues that rounding leaves in a positive semi-definite
     matrix are clipped to zero.
     """

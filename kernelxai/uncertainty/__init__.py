@@ -25,13 +25,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._params import Boolean, Integer, Real, Seed, parameters
 from ..estimators._bayes import (
     BayesPosterior,
     bayes_linear_posterior,
     coalition_second_moment,
     perturbations_to_go,
 )
-from ..estimators._shapley import shapley_values
+from ..estimators._registry import get_estimator
+from ..estimators._shapley import PARAMETERS, shapley_values
 from ._reference import ReferenceSamplingGame, single_reference, single_reference_game
 from ._residuals import MAX_RESIDUAL_PLAYERS, ShapleyResiduals, shapley_residuals, walsh_hadamard
 
@@ -54,31 +56,40 @@ __all__ = [
 ]
 
 
+def _bayes_options(arguments) -> list[tuple]:
+    """What takes bayes_shap's ``**options``: the ``"bayes_shap"`` estimator."""
+    est = get_estimator("bayes_shap")
+    return [("method='bayes_shap'", [*est.accepted_options(), *est.option_aliases])]
+
+
+@parameters("kx.uncertainty.bayes_shap", consumers=_bayes_options, game=PARAMETERS["game"],
+            n_samples=Integer(1, none=True), level=Real(0.0, 1.0), seed=Seed(), focused=Boolean(),
+            target_width=Real(0.0, none=True))
 def bayes_shap(game, n_samples=None, level=0.95, seed=None, focused=False, target_width=None,
                **options) -> Explanation:
-    """Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020).
+    r"""Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020).
 
-    Coalitions z are drawn from the game's Shapley kernel (sizes with
-    probability proportional to (d-1)/(s(d-s)), then uniformly; the empty and
+    Coalitions :math:`z` are drawn from the game's Shapley kernel (sizes :math:`s` with
+    probability proportional to :math:`(d-1)/\big(s(d-s)\big)`, then uniformly; the empty and
     full coalitions are not drawn). Because they are drawn *from* the kernel,
-    they enter with equal weight. The worths y = v(z) - v(empty) are modelled
-    as y | z, phi, sigma^2 ~ N(z^T phi, sigma^2 / pi(z)) (Slack et al. 2020,
+    they enter with equal weight. The worths :math:`y = v(z) - v(\emptyset)` are modelled
+    as :math:`y \mid z, \phi, \sigma^2 \sim \mathcal{N}\big(z^\top \phi,\ \sigma^2 / \pi(z)\big)` (Slack et al. 2020,
     thesis §2.3.3) with the conjugate prior below; the posterior is the closed form of
-    :func:`bayes_linear_posterior`, and each phi_j has a Student-t marginal
+    :func:`bayes_linear_posterior`, and each :math:`\phi_j` has a Student-t marginal
     whose equal-tailed interval at ``level`` is reported.
 
-    Prior. Slack et al. use phi | sigma^2 ~ N(0, sigma^2 I), whose strength
-    relative to the data changes when the weights pi are rescaled. Here the
+    Prior. Slack et al. use :math:`\phi \mid \sigma^2 \sim \mathcal{N}(0, \sigma^2 I)`, whose strength
+    relative to the data changes when the weights :math:`\pi` are rescaled. Here the
     weights are normalised to mean one and the prior precision is
-    ``prior_strength`` times M_d = E[z z^T] under the Shapley kernel
-    (:func:`coalition_second_moment`): the information about phi in one
+    ``prior_strength`` times :math:`M_d = \mathbb{E}[z z^\top]` under the Shapley kernel
+    (:func:`coalition_second_moment`): the information about :math:`\phi` in one
     coalition drawn from the kernel ("unit information"). Rescaling the
     weights, or relabelling the players, leaves the posterior unchanged, and
-    the prior's pull fades like 1/N. On an additive game the prior's shrinkage
-    is then at most 1/t of the interval half-width (Cauchy-Schwarz), so the
+    the prior's pull fades like :math:`1/N`. On an additive game the prior's shrinkage
+    is then at most :math:`1/t` of the interval half-width (Cauchy-Schwarz), so the
     intervals contain the exact values. With ``efficiency=True`` (default)
-    the exact worths v(empty) and v(all) enter as the constraint
-    sum(phi) = v(all) - v(empty) (an observation of infinite weight), so the
+    the exact worths :math:`v(\emptyset)` and :math:`v(N)` (all players) enter as the constraint
+    :math:`\sum_j \phi_j = v(N) - v(\emptyset)` (an observation of infinite weight), so the
     values add up like every other Explanation.
 
     Parameters
@@ -93,10 +104,10 @@ def bayes_shap(game, n_samples=None, level=0.95, seed=None, focused=False, targe
     focused : bool
         Focused sampling (Slack et al. 2020; thesis §2.3.3, Alg. 2): after an initial half,
         batches are drawn from a pool of candidates from the kernel with
-        probability proportional to exp(h(z)/T), h(z) = z^T V z the predictive
+        probability proportional to :math:`\exp(h(z)/T)`, :math:`h(z) = z^\top V z` the predictive
         variance factor (computed with log-sum-exp, so it cannot overflow;
-        T = mean h unless ``temperature`` is given), and enter with importance
-        weights 1/(A q(z)) so that the regression still targets the Shapley
+        :math:`T` = mean :math:`h` unless ``temperature`` is given), and enter with importance
+        weights :math:`1/\big(A\, q(z)\big)` so that the regression still targets the Shapley
         kernel.
     target_width : float, optional
         Keep sampling in batches until every interval is at most this wide

@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import config_context, progress_enabled, working_elements
-from .._validation import check_level, check_matrix, check_positive_int, check_rng, feature_names_of
+from .._params import Anything, Boolean, Data, Integer, Names, OneOf, Real, Seed, parameters
+from .._validation import (
+    check_columns,
+    check_level,
+    check_matrix,
+    check_positive_int,
+    check_rng,
+    feature_names_of,
+)
 from ..estimators import t_interval
 from ..estimators._common import progress_bar, progress_iter
 from ..estimators._shapley import shapley_values
@@ -35,7 +43,10 @@ def _composite(x, references, z):
     return np.where(z[:, None, None, :], x[None, :, None, :], references[None, None, :, :])
 
 
-def _check_points(x, references, feature_names):
+def _check_points(x, references, feature_names, model=None, name="references"):
+    # DataFrames: x holds the model's columns (if it has names), the references x's (as kx.explain refuses)
+    check_columns(x, "x", model=model)
+    check_columns(references, name, model=model, sample=x, sample_name="x")
     single = np.ndim(x) == 1
     names = feature_names or feature_names_of(x) or feature_names_of(references)
     x = check_matrix(x, "x", allow_1d=True)
@@ -56,8 +67,10 @@ def _check_points(x, references, feature_names):
 # =========================================================================== #
 # 1. single-reference games (Merrick & Taly 2020)
 # =========================================================================== #
+@parameters("kx.uncertainty.single_reference_game", predict=Anything(), x=Data(), reference=Data(),
+            feature_names=Names(none=True))
 def single_reference_game(predict, x, reference, feature_names=None) -> FunctionGame:
-    """The single-reference game v_{x,r}(S) = f(x_S, r_{S^c}) - f(r) (Merrick & Taly 2020; thesis §2.3.2).
+    r"""The single-reference game :math:`v_{x,r}(S) = f(x_S, r_{S^c}) - f(r)` (Merrick & Taly 2020; thesis §2.3.2).
 
     Parameters
     ----------
@@ -97,7 +110,7 @@ def single_reference_game(predict, x, reference, feature_names=None) -> Function
     (array([1., 3., 3.]), 7.0)
     """
     f = as_predict(predict)
-    xs, refs, names, single = _check_points(x, reference, feature_names)
+    xs, refs, names, single = _check_points(x, reference, feature_names, predict, "reference")
     if refs.shape[0] != 1:
         raise ValueError(f"one reference point is needed; got {refs.shape[0]}")
     f_ref = f(refs)[0]
@@ -115,22 +128,26 @@ def single_reference_game(predict, x, reference, feature_names=None) -> Function
     return game
 
 
+@parameters("kx.uncertainty.single_reference", predict=Anything(), x=Data(), references=Data(),
+            level=Real(0.0, 1.0), method=OneOf("auto", "exact", "permutation"), n_permutations=Integer(1), seed=Seed(),
+            feature_names=Names(none=True), max_elements=Integer(1, none=True), progress=Boolean(none=True))
 def single_reference(predict, x, references, level=0.95, *, method="auto", n_permutations=1,
                      seed=None, feature_names=None, max_elements=None, progress=None) -> Explanation:
-    """Attributions with standard errors from single-reference games (Merrick & Taly 2020).
+    r"""Attributions with standard errors from single-reference games (Merrick & Taly 2020).
 
-    For each reference r_k the single-reference game
-    v_{x,r_k}(S) = f(x_S, r_{k,S^c}) - f(r_k) is solved; the attribution is the
-    mean over the K references (an unbiased estimate of the interventional
+    For each reference :math:`r_k` the single-reference game
+    :math:`v_{x,r_k}(S) = f(x_S, r_{k,S^c}) - f(r_k)` is solved; the attribution is the
+    mean over the :math:`K` references (an unbiased estimate of the interventional
     Shapley value with background distribution of the references; Merrick &
-    Taly 2020; thesis §2.3.2, phi = E_R[phi(v_{x,R})]), its standard error sd/sqrt(K) (ddof 1) and the interval
-    mean +/- t_{K-1} * stderr at ``level`` (thesis §2.3.2, with the t quantile
+    Taly 2020; thesis §2.3.2, :math:`\phi = \mathbb{E}_R[\phi(v_{x,R})]`), its standard error
+    :math:`s/\sqrt{K}` (ddof 1) and the interval
+    :math:`\bar\phi \pm t_{K-1}\, \text{stderr}` at ``level`` (thesis §2.3.2, with the t quantile
     instead of 1.96).
 
     With ``method="exact"`` (default up to 10 features) each game's Shapley
-    values are computed exactly from its 2**d coalitions; for a kernel model
+    values are computed exactly from its :math:`2^d` coalitions; for a kernel model
     (anything :func:`kernelxai.models.as_expansion` accepts) each single-reference
-    game is the interventional game with the one-point background {r}, and
+    game is the interventional game with the one-point background :math:`\{r\}`, and
     its exact values come from :class:`kernelxai.values.Interventional`
     (mean embeddings or the polynomial-time product route). With
     ``method="permutation"`` (default above) each reference is paired with
@@ -152,7 +169,7 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
     n_permutations : int
         Orderings per reference for ``method="permutation"``.
     seed : None, int or Generator
-        Randomness of the orderings.
+        Randomness of the orderings (``random_state=``, scikit-learn's name, is accepted too).
     feature_names : list of str, optional
     max_elements : int
         Memory budget (float64 elements) of one block of composite inputs.
@@ -190,7 +207,7 @@ def single_reference(predict, x, references, level=0.95, *, method="auto", n_per
     """
     level = check_level(level)
     f = as_predict(predict)
-    xs, refs, names, single = _check_points(x, references, feature_names)
+    xs, refs, names, single = _check_points(x, references, feature_names, predict)
     n, d = xs.shape
     K = refs.shape[0]
     if K < 2:
@@ -309,14 +326,14 @@ def _single_reference_permutation(f, xs, refs, n_perm, rng, max_elements, progre
 
 
 class ReferenceSamplingGame(Game):
-    """A noisy game: each evaluated coalition uses one reference drawn at random.
+    r"""A noisy game: each evaluated coalition uses one reference drawn at random.
 
-    v(S) = f(x_S, r_{S^c}) with r drawn uniformly from ``references`` afresh
+    :math:`v(S) = f(x_S, r_{S^c})` with :math:`r` drawn uniformly from ``references`` afresh
     for every coalition row (and every call), except that the empty coalition
-    gets the exact mean of f over all references and the full coalition f(x).
+    gets the exact mean of :math:`f` over all references and the full coalition :math:`f(x)`.
     Its expectation is the interventional game with the references as
     background; Bayesian SHAP fitted to it sees the reference-sampling noise as
-    regression noise -- the perturbation set Z = {z(x, r_i, S_i)} of the
+    regression noise -- the perturbation set :math:`Z = \{z(x, r_i, S_i)\}` of the
     thesis (ch. 3).
 
     Parameters
@@ -354,9 +371,11 @@ class ReferenceSamplingGame(Game):
     (3, (3,), True)
     """
 
+    @parameters("kx.uncertainty.ReferenceSamplingGame", predict=Anything(), x=Data(), references=Data(), seed=Seed(),
+                feature_names=Names(none=True))
     def __init__(self, predict, x, references, seed=None, feature_names=None):
         self._f = as_predict(predict)
-        xs, refs, names, single = _check_points(x, references, feature_names)
+        xs, refs, names, single = _check_points(x, references, feature_names, predict)
         super().__init__(xs.shape[1], names, None if single else xs.shape[0],
                          data=xs[0] if single else xs,
                          meta={"value_function": "interventional, one random reference per coalition"})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._params import InstanceOf, Integer, parameters
 from .._validation import check_positive_int
 from ..explanation import Explanation
 from ..games import Game, tabulate
@@ -24,10 +25,10 @@ MAX_RESIDUAL_PLAYERS = 20
 # 2. Shapley residuals (Kumar et al. 2020)
 # =========================================================================== #
 def walsh_hadamard(a) -> np.ndarray:
-    """Unnormalised Walsh-Hadamard transform along axis 0 (length 2**d).
+    r"""Unnormalised Walsh-Hadamard transform along axis 0 (length 2**d).
 
-    ``â(T) = sum_S (-1)^{|S ∩ T|} a(S)``, with S and T bitmasks (bit j = player j);
-    the inverse is the same transform divided by 2**d. O(d 2**d) per column.
+    :math:`\hat a(T) = \sum_S (-1)^{|S \cap T|} a(S)`, with :math:`S` and :math:`T` bitmasks (bit :math:`j` =
+    player :math:`j`); the inverse is the same transform divided by :math:`2^d`. :math:`O(d\, 2^d)` per column.
 
     Parameters
     ----------
@@ -90,24 +91,24 @@ def _edge_differences(a, j):
 
 
 class ShapleyResiduals:
-    """Shapley values with their residuals (Kumar et al. 2020); see :func:`shapley_residuals`.
+    r"""Shapley values with their residuals (Kumar et al. 2020); see :func:`shapley_residuals`.
 
     Attributes
     ----------
     values : ndarray (d,) or (n, d)
-        Shapley values phi_i = v_i(all) of the component games.
+        Shapley values :math:`\phi_i = v_i(N)` of the component games (:math:`N` all players).
     residual_norms : ndarray like values
-        ||r_i||, the Euclidean norm of each player's residual edge vector.
+        :math:`\|r_i\|`, the Euclidean norm of each player's residual edge vector.
     relative : ndarray like values
-        ||r_i|| / ||D v||: the share of the game's total variation along the
-        hypercube edges that player i's value cannot represent (0 for a
+        :math:`\|r_i\| / \|D v\|`: the share of the game's total variation along the
+        hypercube edges that player :math:`i`'s value cannot represent (0 for a
         constant game).
     total_norm : float or ndarray (n,)
-        ||D v||.
+        :math:`\|D v\|`.
     partial_norms : ndarray like values
-        ||D_i v||, the norm of player i's marginal contributions over its own edges.
+        :math:`\|D_i v\|`, the norm of player :math:`i`'s marginal contributions over its own edges.
     relative_to_player : ndarray like values
-        ||r_i|| / ||D_i v|| in [0, 1]: the share of player i's own variation
+        :math:`\|r_i\| / \|D_i v\|` in :math:`[0, 1]`: the share of player :math:`i`'s own variation
         that no additive game reproduces (0 where the player never contributes).
     base_value : float or ndarray (n,)
         v(empty).
@@ -187,9 +188,9 @@ class ShapleyResiduals:
 
     # --------------------------------------------------------------- games
     def component_game(self, i) -> np.ndarray:
-        """The inessential game v_i closest to v along player i's edges: (2**d,) or (2**d, n).
+        r"""The inessential game :math:`v_i` closest to :math:`v` along player i's edges: (2**d,) or (2**d, n).
 
-        v_i(empty) = 0; sum_i v_i = v - v(empty).
+        :math:`v_i(\emptyset) = 0`; :math:`\sum_i v_i = v - v(\emptyset)`.
         """
         i = self._player(i)
         coef = np.zeros_like(self._hat)
@@ -206,7 +207,7 @@ class ShapleyResiduals:
         return self._components
 
     def residual(self, i) -> np.ndarray:
-        """Residual edge vector r_i = D_i v - D v_i, shape (d, 2**(d-1)) or (d, 2**(d-1), n).
+        r"""Residual edge vector :math:`r_i = D_i v - D v_i`, shape (d, 2**(d-1)) or (d, 2**(d-1), n).
 
         Entry [j, k] belongs to the edge from S to S + j, where S is the k-th
         coalition without j in increasing bitmask order.
@@ -258,27 +259,31 @@ class ShapleyResiduals:
                 f"max relative residual={np.max(self.relative):.3g})")
 
 
+@parameters("kx.uncertainty.shapley_residuals", game=InstanceOf((Game,), "a kernelxai Game"),
+            max_players=Integer(1))
 def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS) -> ShapleyResiduals:
-    """Shapley values and Shapley residuals of a game (Kumar et al. 2020).
+    r"""Shapley values and Shapley residuals of a game (Kumar et al. 2020).
 
-    View the game as a function v on the vertices of the hypercube {0,1}^d,
-    with gradient D (edge S -> S+j carries v(S+j) - v(S)) and partial gradient
-    D_i (only the i-edges). Player i's component game solves
+    View the game as a function :math:`v` on the vertices of the hypercube :math:`\{0,1\}^d`,
+    with gradient :math:`D` (the edge :math:`S \to S + j` carries :math:`v(S + j) - v(S)`) and partial gradient
+    :math:`D_i` (only the :math:`i`-edges). Player :math:`i`'s component game solves
 
-        min ||D v_i - D_i v||^2  subject to  v_i(empty) = 0,
+    .. math::
+        \min \|D v_i - D_i v\|^2 \quad \text{subject to} \quad v_i(\emptyset) = 0,
 
-    i.e. the Laplace equation L v_i = L_i v with L = D^T D the hypercube
-    Laplacian and L_i = D^T D_i; then phi_i = v_i(all) is the Shapley value and
-    r_i = D_i v - D v_i the residual (zero for every player iff the game is
-    inessential; Kumar et al. 2020, Prop. 1 as stated in thesis §2.3.1).
+    i.e. the Laplace equation :math:`L v_i = L_i v` with :math:`L = D^\top D` the hypercube
+    Laplacian and :math:`L_i = D^\top D_i`; then :math:`\phi_i = v_i(N)` (:math:`N` the set of all
+    players) is the Shapley value and :math:`r_i = D_i v - D v_i` the residual (zero for every player
+    iff the game is inessential; Kumar et al. 2020, Prop. 1 as stated in thesis §2.3.1).
 
-    Both Laplacians are diagonal in the Walsh-Hadamard basis: L has eigenvalue
-    ``2|T|`` and L_i eigenvalue 2[i in T] on the character ``(-1)^{|S ∩ T|}``. So
-    ``v̂_i(T) = [i in T] v̂(T) / |T|``, and the Shapley value and residual norm of
-    every player follow from one transform in O(d 2**d) time::
+    Both Laplacians are diagonal in the Walsh-Hadamard basis: :math:`L` has eigenvalue
+    :math:`2|T|` and :math:`L_i` eigenvalue :math:`2\,[i \in T]` on the character :math:`(-1)^{|S \cap T|}`. So
+    :math:`\hat v_i(T) = [i \in T]\, \hat v(T) / |T|`, and the Shapley value and residual norm of
+    every player follow from one transform in :math:`O(d\, 2^d)` time:
 
-        phi_i = 2^-d sum_{T ∋ i} v̂(T) ((-1)^|T| - 1) / |T|,
-        ||r_i||^2 = 2^{1-d} sum_{T ∋ i} v̂(T)^2 (1 - 1/|T|).
+    .. math::
+        \phi_i &= 2^{-d} \sum_{T \ni i} \hat v(T)\, \frac{(-1)^{|T|} - 1}{|T|}, \\
+        \|r_i\|^2 &= 2^{1-d} \sum_{T \ni i} \hat v(T)^2 \Big(1 - \frac{1}{|T|}\Big).
 
     Component games and residual edge vectors are formed only on request.
 

@@ -353,9 +353,9 @@ class ModelCalls(ValueFunction):
 
 @register("marginal")
 class Marginal(ModelCalls):
-    """The interventional (marginal) game by averaging model calls over a background.
+    r"""The interventional (marginal) game by averaging model calls over a background.
 
-    v(S)(x) = (1/m) sum_{b in background} f(x_S, b_{S^c}) -- the value function
+    :math:`v(S)(x) = \frac{1}{m} \sum_{b \in \mathrm{background}} f(x_S, b_{S^c})` -- the value function
     of shap's KernelExplainer; with all coalitions and the full background its
     Shapley values are exactly what KernelExplainer returns. It costs m model
     calls per coalition and explained point; for kernel models
@@ -481,13 +481,13 @@ class GaussianConditionalGame(Game):
 
 @register("gaussian_conditional")
 class GaussianConditional(ModelCalls):
-    """Observational game under a Gaussian model of the features (Aas et al.; "GSHAP-OSV").
+    r"""Observational game under a Gaussian model of the features (Aas et al.; "GSHAP-OSV").
 
-    The features are modelled as N(mean, cov) fitted to ``data``; for a
-    coalition S the absent features are drawn ``n_samples`` times from their
-    conditional Gaussian given x_S and the model is averaged over the draws
+    The features are modelled as :math:`\mathcal{N}(\mu, \Sigma)` fitted to ``data``; for a
+    coalition :math:`S` the absent features are drawn ``n_samples`` times from their
+    conditional Gaussian given :math:`x_S` and the model is averaged over the draws
     (Monte Carlo, common random numbers across coalitions and points).
-    v(empty) is the mean prediction over ``data`` and v(all) = f(x), so the
+    :math:`v(\emptyset)` is the mean prediction over ``data`` and :math:`v(D) = f(x)`, so the
     Shapley values are efficient.
 
     Parameters

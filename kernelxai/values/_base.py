@@ -58,7 +58,6 @@ def register(name) -> Callable[[type], type]:
     ...     name = "my marginal"
     >>> kx.values.get("my_marginal") is MyMarginal, MyMarginal.registered_name
     (True, 'my_marginal')
-    >>> del kx.values._base._REGISTRY["my_marginal"]   # undo, for this example only
     """
 
     def decorator(cls):

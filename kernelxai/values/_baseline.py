@@ -189,13 +189,15 @@ class _UnitFunctionalBaselineGame(ProductGame):
 
 @register("functional_baseline")
 class FunctionalBaseline(ValueFunction):
-    """PKeX-Shapley's functional baseline value function (PKeX Def. 1; Prop. 10 if normalised).
+    r"""PKeX-Shapley's functional baseline value function (PKeX Def. 1; Prop. 10 if normalised).
 
-    v_x(S) = sum_i alpha_i prod_{l in S} k_l(x_l, x_il) + b: absent features
-    have their kernel factor set to 1. Defined for product kernels and for
-    sums of them (:class:`~kernelxai.kernels.SumKernel` sum_r c_r k_r: the
-    sum of the summands' games, v_x(S) = sum_i alpha_i sum_r c_r
-    prod_{l in S} k_{r,l}(x_l, x_il) + b, a
+    .. math::
+        v_x(S) = \sum_i \alpha_i \prod_{l \in S} k_l(x_l, x_{il}) + b:
+
+    absent features have their kernel factor set to 1. Defined for product kernels and for
+    sums of them (a :class:`~kernelxai.kernels.SumKernel` :math:`\sum_r c_r k_r`: the
+    sum of the summands' games,
+    :math:`v_x(S) = \sum_i \alpha_i \sum_r c_r \prod_{l \in S} k_{r,l}(x_l, x_{il}) + b`, a
     :class:`~kernelxai.games.SumOfProductGames`).
 
     Parameters
@@ -204,9 +206,9 @@ class FunctionalBaseline(ValueFunction):
         Anything :func:`kernelxai.models.as_expansion` accepts, with a product
         kernel.
     normalize : bool, default False
-        False: base value b + sum(alpha), sum_j phi_j = f(x) - b - sum(alpha)
-        (PKeX Lemma 4). True: base value b, sum_j phi_j = f(x) - b; each phi_j
-        grows by sum(alpha)/d (PKeX Prop. 10).
+        False: base value :math:`b + \sum_i \alpha_i`, :math:`\sum_j \phi_j = f(x) - b - \sum_i \alpha_i`
+        (PKeX Lemma 4). True: base value :math:`b`, :math:`\sum_j \phi_j = f(x) - b`; each :math:`\phi_j`
+        grows by :math:`\sum_i \alpha_i / d` (PKeX Prop. 10).
     groups, group_names : optional
         Explain groups of features as single players (still a product game).
 

@@ -280,17 +280,17 @@ class GaussianCopulaGame(_ModelCallGame):
 
 @register("gaussian_copula")
 class GaussianCopula(ModelCalls):
-    """Observational game under a Gaussian copula with empirical marginals (Aas et al. 2021).
+    r"""Observational game under a Gaussian copula with empirical marginals (Aas et al. 2021).
 
-    Each feature j of ``data`` is mapped to normal scores
-    y_j = Phi^{-1}(F_j(x_j)) with its empirical CDF F_j (mid-ranks over
-    m + 1, see :func:`normal_scores`); the scores are modelled as Gaussian
-    with their sample mean and covariance. For a coalition S the absent scores
+    Each feature :math:`j` of ``data`` is mapped to normal scores
+    :math:`y_j = \Phi^{-1}(F_j(x_j))` with its empirical CDF :math:`F_j` (mid-ranks over
+    :math:`m + 1`); the scores are modelled as Gaussian
+    with their sample mean and covariance. For a coalition :math:`S` the absent scores
     are drawn ``n_samples`` times from their Gaussian conditional given the
-    scores of x_S, mapped back to each feature's units by its empirical
-    quantile function F_j^{-1}(Phi(y_j)), and the model is averaged over the
-    draws with x_S kept as it is. v(empty) is the mean prediction over
-    ``data`` and v(all) = f(x), so the Shapley values are efficient.
+    scores of :math:`x_S`, mapped back to each feature's units by its empirical
+    quantile function :math:`F_j^{-1}(\Phi(y_j))`, and the model is averaged over the
+    draws with :math:`x_S` kept as it is. :math:`v(\emptyset)` is the mean prediction over
+    ``data`` and :math:`v(D) = f(x)`, so the Shapley values are efficient.
 
     The copula models any monotone marginal (skewed, heavy-tailed, bounded)
     exactly as its sample shows it; the dependence is still Gaussian (no
@@ -432,31 +432,34 @@ class EmpiricalGame(_ModelCallGame):
 
 @register("empirical")
 class Empirical(ModelCalls):
-    """Observational game by kernel-weighted background rows (Aas et al. 2021, "empirical").
+    r"""Observational game by kernel-weighted background rows (Aas et al. 2021, "empirical").
 
-    For a coalition S each row b of ``data`` gets the weight
-    w = exp(-D_S(x, b)^2 / (2 sigma^2)) with the scaled Mahalanobis distance
-    ``D_S(x, b)^2 = (x_S - b_S)' Sigma_SS^{-1} (x_S - b_S) / |S|`` (Sigma: the
-    sample covariance of ``data``; division by ``|S|`` puts coalitions of
+    For a coalition :math:`S` each row :math:`b` of ``data`` gets the weight
+    :math:`w = \exp\big(-D_S(x, b)^2 / (2\sigma^2)\big)` with the scaled Mahalanobis distance
+
+    .. math::
+        D_S(x, b)^2 = (x_S - b_S)^\top \Sigma_{SS}^{-1} (x_S - b_S) / |S|
+
+    (:math:`\Sigma`: the sample covariance of ``data``; division by :math:`|S|` puts coalitions of
     different sizes on one scale). The rows are sorted by weight and only the
-    K most weighted are kept, K the smallest number whose weights make up the
-    share ``weight_share`` (Aas's eta) of the total, at most ``n_samples``.
-    Then v(S)(x) = sum_k w_k f(x_S, b^k_{S^c}) / sum_k w_k. v(empty) is the
-    mean prediction over ``data`` and v(all) = f(x), so the Shapley values are
+    :math:`K` most weighted are kept, :math:`K` the smallest number whose weights make up the
+    share ``weight_share`` (Aas's :math:`\eta`) of the total, at most ``n_samples``.
+    Then :math:`v(S)(x) = \sum_k w_k f(x_S, b^k_{S^c}) / \sum_k w_k`. :math:`v(\emptyset)` is the
+    mean prediction over ``data`` and :math:`v(D) = f(x)`, so the Shapley values are
     efficient. No random draws: the game is deterministic.
 
-    What is simplified: the bandwidth sigma is fixed (Aas et al.'s and
+    What is simplified: the bandwidth :math:`\sigma` is fixed (Aas et al.'s and
     ``shapr``'s default, 0.1) for every coalition. The lecture does not say how
-    to choose it; Aas et al. also describe choosing sigma by minimising an
+    to choose it; Aas et al. also describe choosing :math:`\sigma` by minimising an
     AICc criterion of the kernel-weighted fit (exact, or approximated to save
     time), which is not implemented here -- pass ``bandwidth=`` to change
-    it. Sigma_SS^{-1} is a
+    it. :math:`\Sigma_{SS}^{-1}` is a
     pseudo-inverse when the present features are collinear.
 
-    Caveats: with a small sample or a small sigma the weight falls on the
-    nearest row alone (v(S) becomes f at one donor row); an explained point
-    that is itself in ``data`` is its own nearest row, which pulls v(S)
-    towards f(x) -- explain held-out points against the training data. Like
+    Caveats: with a small sample or a small :math:`\sigma` the weight falls on the
+    nearest row alone (:math:`v(S)` becomes :math:`f` at one donor row); an explained point
+    that is itself in ``data`` is its own nearest row, which pulls :math:`v(S)`
+    towards :math:`f(x)` -- explain held-out points against the training data. Like
     the Gaussian and copula estimators it assumes numeric features.
 
     Parameters

@@ -560,11 +560,11 @@ class _GroupedInterventionalGame(GroupedProductGame):
 
 @register("interventional")
 class Interventional(ValueFunction, EmbeddingValueFunction):
-    """Interventional value function of a kernel model (RKHS-SHAP Prop. 3, KME).
+    r"""Interventional value function of a kernel model (RKHS-SHAP Prop. 3, KME).
 
-    nu_I(x, S) = E_b[f(x_S, b_{S^c})] over the background sample, computed for
+    :math:`\nu_I(x, S) = \mathbb{E}_b\big[f(x_S, b_{S^c})\big]` over the background sample, computed for
     product kernels from kernel mean embeddings as
-    sum_i alpha_i K_S(x, x_i) mu_{S^c}(x_i) + b. The result is exactly the
+    :math:`\sum_i \alpha_i K_S(x, x_i)\, \mu_{S^c}(x_i) + b`. The result is exactly the
     model-agnostic interventional game of :class:`~kernelxai.values.Marginal`
     (and of shap's KernelExplainer with the same background).
 
@@ -588,18 +588,18 @@ class Interventional(ValueFunction, EmbeddingValueFunction):
     (:class:`~kernelxai.games.SumOfProductGames`): exact on ``"product"`` and
     ``"exact"``. The :class:`~kernelxai.kernels.Linear` kernel gives the
     additive game of the linear model in closed form (a product game with
-    d + 1 terms).
+    :math:`d + 1` terms).
 
     Other non-product kernels (e.g. :class:`~kernelxai.kernels.Matern`,
     scikit-learn's ``"poly"`` or ``RationalQuadratic``) have no
     mean-embedding factorisation; their interventional game is evaluated by
-    calling the model on the synthetic points (x_S, b_{S^c}) -- the same game,
+    calling the model on the synthetic points :math:`(x_S, b_{S^c})` -- the same game,
     at the model-agnostic cost (``meta["route"] == "model calls"``).
 
     ``kx.explain(method="auto")`` asks the estimators for their cost: for
     product kernels, ``"exact"`` (tabulating all coalitions through the mean
-    embeddings, about (m + 2 n_x) n 2**d operations) when d <= 12 and that is
-    cheaper than ``"product"`` (about n_x n m d (17 + 5 q), q <= ceil(d/2) the
+    embeddings, about :math:`(m + 2 n_x)\, n\, 2^d` operations) when :math:`d \le 12` and that is
+    cheaper than ``"product"`` (about :math:`n_x n m d (17 + 5 q)`, :math:`q \le \lceil d/2 \rceil` the
     quadrature nodes it would use on the first terms); otherwise
     ``"product"``. Both are exact and agree to rounding, so the choice only
     picks the cheaper route: at the paper's runtime setting (d = 2)

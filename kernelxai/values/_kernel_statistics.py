@@ -53,13 +53,13 @@ def _upper_mask(r0, r1, N, include_diagonal):
 
 
 class MMDGame(UnitAbsentGame):
-    """The MMD game of PKeX Def. 5: v(S) = MMD^2 computed with the factors of S only.
+    r"""The MMD game of PKeX Def. 5: :math:`v(S) = \mathrm{MMD}^2` computed with the factors of :math:`S` only.
 
-    One term per unordered pair of the pooled sample [X; Z] (the kernel is
-    symmetric): weight 2 W(g_i, g_j) for i < j, and W(g, g) on the diagonal
-    for the biased (V-statistic) estimate. W is 1/(n(n-1)), 1/(m(m-1)) and
-    -1/(nm) for pairs within X, within Z and across (unbiased), or 1/n^2,
-    1/m^2, -1/(nm) (biased). Absent factors are 1.
+    One term per unordered pair of the pooled sample :math:`[X; Z]` (the kernel is
+    symmetric): weight :math:`2 W(g_i, g_j)` for :math:`i < j`, and :math:`W(g, g)` on the diagonal
+    for the biased (V-statistic) estimate. :math:`W` is :math:`\frac{1}{n(n-1)}`, :math:`\frac{1}{m(m-1)}` and
+    :math:`-\frac{1}{nm}` for pairs within :math:`X`, within :math:`Z` and across (unbiased), or :math:`\frac{1}{n^2}`,
+    :math:`\frac{1}{m^2}`, :math:`-\frac{1}{nm}` (biased). Absent factors are 1.
 
     Parameters
     ----------
@@ -70,7 +70,7 @@ class MMDGame(UnitAbsentGame):
     kernel : ProductKernel
         Product kernel; its ``feature_grams`` gives the per-feature factors.
     unbiased : bool, default True
-        The U-statistic MMD^2_u (no diagonal terms) or the biased V-statistic.
+        The U-statistic :math:`\mathrm{MMD}^2_u` (no diagonal terms) or the biased V-statistic.
     player_names : list of str, optional
         Names of the d features.
     meta : dict, optional
@@ -121,12 +121,12 @@ class MMDGame(UnitAbsentGame):
 
 
 class HSICGame(UnitAbsentGame):
-    """The HSIC game of PKeX Def. 7: v(S) = tr(K_S H L H) / (n-1)^2.
+    r"""The HSIC game of PKeX Def. 7: :math:`v(S) = \operatorname{tr}(K_S H L H) / (n-1)^2`.
 
     Players are the features of ``A`` (with product kernel ``kernel_a``); the
     other side enters only through the fixed doubly centred Gram matrix
-    H L H of ``B`` under ``kernel_b`` (any kernel), whose entries
-    L_ij - lbar_i - lbar_j + lbar are the term weights. One term per
+    :math:`H L H` of ``B`` under ``kernel_b`` (any kernel), whose entries
+    :math:`L_{ij} - \bar L_{i\cdot} - \bar L_{\cdot j} + \bar L` are the term weights. One term per
     unordered pair (weight doubled off the diagonal). Swapping A and B gives
     the App. G game that attributes HSIC to B's features.
 

@@ -580,13 +580,13 @@ class ObservationalGame(Game, LinearInCoefficients):
 
 @register("observational")
 class Observational(ValueFunction, EmbeddingValueFunction):
-    """Observational value function of a kernel model (RKHS-SHAP Prop. 3; App. C).
+    r"""Observational value function of a kernel model (RKHS-SHAP Prop. 3; App. C).
 
-    nu_O(x, S) estimates E[f(X) | X_S = x_S] with the conditional mean
+    :math:`\nu_O(x, S)` estimates :math:`\mathbb{E}[f(X) \mid X_S = x_S]` with the conditional mean
     embedding fitted on ``background`` (default: the model's training inputs),
-    regularised by K_S + m eta I (m = rows of the background, the paper's
-    n*eta convention). v(empty) = mean of f over the background and
-    v(all) = f(x) exactly, so the values are efficient.
+    regularised by :math:`K_S + m\eta I` (:math:`m` = rows of the background, the paper's
+    :math:`n\eta` convention). :math:`v(\emptyset)` = mean of :math:`f` over the background and
+    :math:`v(D) = f(x)` exactly, so the values are efficient.
 
     Parameters
     ----------
@@ -598,10 +598,10 @@ class Observational(ValueFunction, EmbeddingValueFunction):
     landmarks : None, int or array (p, d)
         Nystrom variant: an int draws that many landmark rows of the background
         uniformly at random (``landmark_seed``); an array gives them. Same
-        m*eta scaling; O(m p^2) per coalition instead of O(m^3).
+        :math:`m\eta` scaling; :math:`O(m p^2)` per coalition instead of :math:`O(m^3)`.
     form : {"auto", "product", "regression"}
         ``"product"``: Prop. 3 (product kernels only). ``"regression"``: App. C,
-        eq. (8), regressing f(B) on k_S -- any kernel that can be restricted to
+        eq. (8), regressing :math:`f(B)` on :math:`k_S` -- any kernel that can be restricted to
         a coalition (product kernels, :class:`~kernelxai.kernels.Matern`).
         ``"auto"``: product for product kernels, regression otherwise.
     landmark_seed : None, int or Generator

@@ -50,7 +50,7 @@
 # ## Exercises
 #
 # For students and lecturers: seven short exercise notebooks, one per lecture topic, each
-# task followed by a self-check (`kx.workbench.exercises.check`) that tests your code on fresh random
+# task followed by a self-check (`kx.exercises.check`) that tests your code on fresh random
 # inputs and gives a hint when it is wrong — [games and axioms](exercises/01-games-and-axioms.ipynb),
 # [exact and permutation estimation](exercises/02-exact-and-permutation.ipynb),
 # [KernelSHAP as weighted least squares](exercises/03-kernelshap-wls.ipynb),

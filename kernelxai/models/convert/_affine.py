@@ -90,7 +90,6 @@ class AffineMap:
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelxai.models.convert import AffineMap
     >>> amap = AffineMap(source=[1, 0], scale=[2.0, 0.5], shift=[0.0, 1.0], n_in=3)   # drops column 2
     >>> amap(np.array([[1.0, 2.0, 3.0]]))          # u = (2 x_1, 0.5 x_0 + 1)
     array([[4. , 1.5]])
@@ -178,7 +177,6 @@ def affine_map(step, n_in=None) -> AffineMap:
     --------
     >>> import numpy as np
     >>> from sklearn.preprocessing import PolynomialFeatures, StandardScaler
-    >>> from kernelxai.models.convert import affine_map
     >>> X = np.array([[0.0, 10.0], [2.0, 30.0]])
     >>> amap = affine_map(StandardScaler().fit(X))       # u = (x - mean) / std
     >>> amap.scale, amap.shift
@@ -301,7 +299,6 @@ def fold_affine(expansion, amap, feature_names=None) -> KernelExpansion:
     --------
     >>> import numpy as np
     >>> import kernelxai as kx
-    >>> from kernelxai.models.convert import AffineMap, fold_affine
     >>> g = kx.models.KernelExpansion(np.array([[0.0, 1.0], [2.0, 0.0]]), [1.0, -1.0], kx.kernels.RBF(1.0))
     >>> amap = AffineMap([0, 1], scale=[2.0, 0.5], shift=[0.0, 1.0], n_in=2)
     >>> h = fold_affine(g, amap)                    # h(x) = g(amap(x))

@@ -22,7 +22,7 @@ __all__ = ["as_expansion", "output_plan", "expansion_of_pipeline", "DISPATCH", "
 
 
 def as_expansion(model: Any) -> KernelExpansion:
-    """Convert a supported model to a :class:`~kernelxai.models.KernelExpansion` (exact, no refitting).
+    r"""Convert a supported model to a :class:`~kernelxai.models.KernelExpansion` (exact, no refitting).
 
     Supported (predictions of the expansion equal the model's to rounding):
 
@@ -30,17 +30,18 @@ def as_expansion(model: Any) -> KernelExpansion:
     * fitted :class:`~kernelxai.models.KernelRidge` / :class:`~kernelxai.models.KernelLogisticRegression`
       (the logit) of kernelxai;
     * ``sklearn.kernel_ridge.KernelRidge``: kernel ``"rbf"``
-      (exp(-gamma ||x - x'||^2) = RBF with lengthscale 1/sqrt(2 gamma)),
-      ``"laplacian"`` (exp(-gamma ||x - x'||_1) = Laplace with lengthscale
-      1/gamma), ``"linear"`` (closed form), any other string or callable
+      (:math:`\exp(-\gamma \|x - x'\|^2)` = RBF with lengthscale :math:`1/\sqrt{2\gamma}`),
+      ``"laplacian"`` (:math:`\exp(-\gamma \|x - x'\|_1)` = Laplace with lengthscale
+      :math:`1/\gamma`), ``"linear"`` (closed form), any other string or callable
       (the exact kernel, explained through model calls), single output
       (several outputs: ``kx.explain(..., output=...)``);
     * ``sklearn.svm.SVR`` and binary ``sklearn.svm.SVC`` with kernel ``"rbf"``
-      (the decision function ``sum_i dual_coef_i k(x, sv_i) + intercept_``);
+      (the decision function :math:`\sum_i \alpha_i k(x, s_i) + b`, with :math:`\alpha` =
+      ``dual_coef_``, :math:`s_i` the support vectors and :math:`b` = ``intercept_``);
     * ``sklearn.gaussian_process.GaussianProcessRegressor``: the posterior
       mean with any fitted kernel: sums and
       products of RBF / ConstantKernel stay product kernels or sums of them,
-      a WhiteKernel does not enter the mean at new points, Matern of any nu,
+      a WhiteKernel does not enter the mean at new points, Matern of any :math:`\nu`,
       the rest exactly; ``normalize_y`` is undone exactly;
     * a ``sklearn.pipeline.Pipeline`` of per-feature affine preprocessing
       (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``, ``RobustScaler``,
@@ -53,7 +54,7 @@ def as_expansion(model: Any) -> KernelExpansion:
       ``"linear"``, a Gaussian-process kernel; others exactly through model
       calls) followed by a linear model (``Ridge``, ``LogisticRegression``'s
       decision function, ``SVR(kernel="linear")``, ``LinearSVC``, ...): the
-      exact expansion sum_l alpha_l k(x, L_l) + b over its landmarks L with
+      exact expansion :math:`\sum_l \alpha_l k(x, L_l) + b` over its landmarks :math:`L` with
       ``alpha = normalization_.T @ coef``.
       Random features (``RBFSampler``) are not an expansion: explained through
       model calls.
@@ -70,7 +71,7 @@ def as_expansion(model: Any) -> KernelExpansion:
     Returns
     -------
     KernelExpansion
-        f(x) = sum_i alpha_i k(x, x_i) + b on the model's input columns, equal
+        :math:`f(x) = \sum_i \alpha_i k(x, x_i) + b` on the model's input columns, equal
         to the model's prediction (decision function, logit) to rounding.
 
     Raises
@@ -193,7 +194,6 @@ def expansion_of_pipeline(pipeline: Any) -> KernelExpansion:
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
     >>> from sklearn.svm import SVR
-    >>> from kernelxai.models.convert import expansion_of_pipeline
     >>> X = np.random.default_rng(0).normal(size=(30, 2)) * [1.0, 100.0]
     >>> pipe = make_pipeline(StandardScaler(), SVR(gamma=0.5)).fit(X, X[:, 0])
     >>> f = expansion_of_pipeline(pipe)

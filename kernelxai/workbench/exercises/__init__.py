@@ -8,7 +8,7 @@ t-interval, ... -- and to hand the function itself to :func:`check`::
     def shapley(v, d):
         ...
 
-    kx.workbench.exercises.check("shapley-exact", shapley)
+    kx.exercises.check("shapley-exact", shapley)
 
 The check calls the function on *fresh random inputs* (games, data sets,
 models; a new draw on every call unless ``seed`` is given) and compares what
@@ -30,7 +30,7 @@ unknown task id (:class:`UnknownTaskError`, with the ids that exist) or an
 answer that is not a function (``TypeError``).
 
 >>> import kernelxai as kx
->>> r = kx.workbench.exercises.check("kernel-weight", lambda d, s: 1.0, quiet=True)
+>>> r = kx.exercises.check("kernel-weight", lambda d, s: 1.0, quiet=True)
 >>> bool(r)
 False
 

@@ -39,8 +39,8 @@ class UnknownTaskError(ValueError):
     --------
     >>> import kernelxai as kx
     >>> try:
-    ...     kx.workbench.exercises.check("kernel-wieght", None)
-    ... except kx.workbench.exercises.UnknownTaskError as error:
+    ...     kx.exercises.check("kernel-wieght", None)
+    ... except kx.exercises.UnknownTaskError as error:
     ...     print(error)
     no exercise task 'kernel-wieght'; did you mean 'kernel-weight'? Tasks: shapley-exact, ...
     """
@@ -50,7 +50,7 @@ class UnknownTaskError(ValueError):
 class CheckResult:
     """The outcome of one :func:`check`.
 
-    Truthy exactly when the answer passed, so ``assert kx.workbench.exercises.check(...)``
+    Truthy exactly when the answer passed, so ``assert kx.exercises.check(...)``
     works as an nbgrader autograder test.
 
     Attributes
@@ -65,7 +65,7 @@ class CheckResult:
     Examples
     --------
     >>> import kernelxai as kx
-    >>> result = kx.workbench.exercises.check("kernel-weight", lambda d, s: 1.0, seed=0, quiet=True)
+    >>> result = kx.exercises.check("kernel-weight", lambda d, s: 1.0, seed=0, quiet=True)
     >>> result, bool(result)
     (CheckResult(task='kernel-weight', passed=False), False)
     >>> print(result.hint)
@@ -114,9 +114,9 @@ def tasks(notebook=None) -> list[str]:
     Examples
     --------
     >>> import kernelxai as kx
-    >>> kx.workbench.exercises.tasks("01-games-and-axioms")
+    >>> kx.exercises.tasks("01-games-and-axioms")
     ['shapley-exact', 'taxi-shares', 'null-and-symmetric']
-    >>> "kernel-weight" in kx.workbench.exercises.tasks()
+    >>> "kernel-weight" in kx.exercises.tasks()
     True
     """
     return [t.id for t in _TASKS.values() if notebook is None or t.notebook == notebook]
@@ -145,7 +145,7 @@ def describe(task_id) -> str:
     Examples
     --------
     >>> import kernelxai as kx
-    >>> print(kx.workbench.exercises.describe("kernel-weight"))
+    >>> print(kx.exercises.describe("kernel-weight"))
     kernel-weight: the Shapley-kernel weight k(d, s) of a coalition of size s;
     expects a function kernel_weight(d, s) -> float
     """
@@ -164,9 +164,9 @@ def results() -> dict[str, bool]:
     Examples
     --------
     >>> import kernelxai as kx
-    >>> kx.workbench.exercises.reset()
-    >>> _ = kx.workbench.exercises.check("kernel-weight", None, quiet=True)
-    >>> kx.workbench.exercises.results()
+    >>> kx.exercises.reset()
+    >>> _ = kx.exercises.check("kernel-weight", None, quiet=True)
+    >>> kx.exercises.results()
     {'kernel-weight': False}
     """
     return dict(_LOG)
@@ -178,9 +178,9 @@ def reset() -> None:
     Examples
     --------
     >>> import kernelxai as kx
-    >>> _ = kx.workbench.exercises.check("t-interval", None, quiet=True)
-    >>> kx.workbench.exercises.reset()
-    >>> kx.workbench.exercises.results()
+    >>> _ = kx.exercises.check("t-interval", None, quiet=True)
+    >>> kx.exercises.reset()
+    >>> kx.exercises.results()
     {}
     """
     _LOG.clear()
@@ -221,7 +221,7 @@ def check(task_id, answer, *, seed=None, quiet=False) -> CheckResult:
     >>> import kernelxai as kx
     >>> def kernel_weight(d, s):
     ...     return math.inf if s in (0, d) else (d - 1) / (math.comb(d, s) * s * (d - s))
-    >>> result = kx.workbench.exercises.check("kernel-weight", kernel_weight, seed=0)
+    >>> result = kx.exercises.check("kernel-weight", kernel_weight, seed=0)
     ✓ kernel-weight: equal to kx.games.shapley_kernel_weights for d = ...
     >>> bool(result)
     True

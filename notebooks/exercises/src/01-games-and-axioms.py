@@ -9,7 +9,7 @@
 #
 # You will write this formula yourself, use it on the lecture's taxi, and build a game that
 # shows two of the axioms at work. After each task, run the cell with
-# `kx.workbench.exercises.check(...)`: it calls your function on **fresh random games** and compares
+# `kx.exercises.check(...)`: it calls your function on **fresh random games** and compares
 # with kernelxai. ✓ means right; ✗ comes with a hint that says what is wrong.
 
 # %% tags=["parameters"]
@@ -26,7 +26,7 @@ import numpy as np
 import kernelxai as kx
 
 rng = np.random.default_rng(seed)
-kx.workbench.exercises.reset()
+kx.exercises.reset()
 
 # %% [markdown]
 # ## Task 1 · The Shapley value by enumeration
@@ -53,7 +53,7 @@ def shapley(v, d):
     ### END SOLUTION
 
 # %% check="shapley-exact"
-result = kx.workbench.exercises.check("shapley-exact", shapley)
+result = kx.exercises.check("shapley-exact", shapley)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -94,7 +94,7 @@ def taxi_shares(alone):
     ### END SOLUTION
 
 # %% check="taxi-shares"
-result = kx.workbench.exercises.check("taxi-shares", taxi_shares)
+result = kx.exercises.check("taxi-shares", taxi_shares)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -141,7 +141,7 @@ def make_game(d, pair, null):
     ### END SOLUTION
 
 # %% check="null-and-symmetric"
-result = kx.workbench.exercises.check("null-and-symmetric", make_game)
+result = kx.exercises.check("null-and-symmetric", make_game)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -164,5 +164,5 @@ print("max |phi(v + w) - phi(v) - phi(w)| =", np.abs(phi_sum - phi_v - phi_w).ma
 # sampling on these games, with intervals and their coverage.
 
 # %% slide="skip"
-kx.workbench.save_results(results_path, {"checks": kx.workbench.exercises.results()})
-print(kx.workbench.exercises.results())
+kx.workbench.save_results(results_path, {"checks": kx.exercises.results()})
+print(kx.exercises.results())

@@ -19,7 +19,7 @@ import numpy as np
 import kernelxai as kx
 
 rng = np.random.default_rng(seed)
-kx.workbench.exercises.reset()
+kx.exercises.reset()
 
 # %% [markdown]
 # ## Task 1 · Marginal contributions along one ordering
@@ -41,7 +41,7 @@ def contributions(v, order):
     ### END SOLUTION
 
 # %% check="ordering-contributions"
-result = kx.workbench.exercises.check("ordering-contributions", contributions)
+result = kx.exercises.check("ordering-contributions", contributions)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -65,7 +65,7 @@ def permutation_shapley(v, d, n_orderings, rng):
     ### END SOLUTION
 
 # %% check="permutation-estimate"
-result = kx.workbench.exercises.check("permutation-estimate", permutation_shapley)
+result = kx.exercises.check("permutation-estimate", permutation_shapley)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -113,5 +113,5 @@ estimate.to_frame().assign(exact=exact).round(3)
 # truth 95% of the time — and where they do not.
 
 # %% slide="skip"
-kx.workbench.save_results(results_path, {"checks": kx.workbench.exercises.results()})
-print(kx.workbench.exercises.results())
+kx.workbench.save_results(results_path, {"checks": kx.exercises.results()})
+print(kx.exercises.results())

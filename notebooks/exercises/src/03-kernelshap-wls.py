@@ -25,7 +25,7 @@ import numpy as np
 import kernelxai as kx
 
 rng = np.random.default_rng(seed)
-kx.workbench.exercises.reset()
+kx.exercises.reset()
 
 # %% [markdown]
 # ## Task 1 · The Shapley-kernel weight
@@ -43,7 +43,7 @@ def kernel_weight(d, s):
     ### END SOLUTION
 
 # %% check="kernel-weight"
-result = kx.workbench.exercises.check("kernel-weight", kernel_weight)
+result = kx.exercises.check("kernel-weight", kernel_weight)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -65,7 +65,7 @@ def size_probabilities(d):
     ### END SOLUTION
 
 # %% check="size-distribution"
-result = kx.workbench.exercises.check("size-distribution", size_probabilities)
+result = kx.exercises.check("size-distribution", size_probabilities)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -112,7 +112,7 @@ def kernel_shap(Z, v, w):
     ### END SOLUTION
 
 # %% check="constrained-wls"
-result = kx.workbench.exercises.check("constrained-wls", kernel_shap)
+result = kx.exercises.check("constrained-wls", kernel_shap)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -146,5 +146,5 @@ ax.set_title(f"with all 1024 coalitions: error {all_coalitions:.0e}");
 # as $d$ grows, against exact values of kernel models.
 
 # %% slide="skip"
-kx.workbench.save_results(results_path, {"checks": kx.workbench.exercises.results()})
-print(kx.workbench.exercises.results())
+kx.workbench.save_results(results_path, {"checks": kx.exercises.results()})
+print(kx.exercises.results())

@@ -26,7 +26,7 @@ from sklearn.datasets import load_diabetes
 import kernelxai as kx
 
 rng = np.random.default_rng(seed)
-kx.workbench.exercises.reset()
+kx.exercises.reset()
 
 # %% [markdown]
 # ## Task 1 · $R^2$ of a sub-model
@@ -48,7 +48,7 @@ def r_squared(X, y, S):
     ### END SOLUTION
 
 # %% check="r-squared"
-result = kx.workbench.exercises.check("r-squared", r_squared)
+result = kx.exercises.check("r-squared", r_squared)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -71,7 +71,7 @@ def r2_shapley(X, y):
     ### END SOLUTION
 
 # %% check="shapley-regression"
-result = kx.workbench.exercises.check("shapley-regression", r2_shapley)
+result = kx.exercises.check("shapley-regression", r2_shapley)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -121,7 +121,7 @@ def group_shapley(v, d, groups):
     ### END SOLUTION
 
 # %% check="group-shapley"
-result = kx.workbench.exercises.check("group-shapley", group_shapley)
+result = kx.exercises.check("group-shapley", group_shapley)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -151,5 +151,5 @@ table.round(4)
 # checks the lecture's condition on kernel models.
 
 # %% slide="skip"
-kx.workbench.save_results(results_path, {"checks": kx.workbench.exercises.results()})
-print(kx.workbench.exercises.results())
+kx.workbench.save_results(results_path, {"checks": kx.exercises.results()})
+print(kx.exercises.results())

@@ -28,7 +28,7 @@ import numpy as np
 import kernelxai as kx
 
 rng = np.random.default_rng(seed)
-kx.workbench.exercises.reset()
+kx.exercises.reset()
 
 # %% [markdown]
 # ## Task 1 · The conditional Gaussian
@@ -55,7 +55,7 @@ def conditional_gaussian(mu, Sigma, S, x):
     ### END SOLUTION
 
 # %% check="conditional-gaussian"
-result = kx.workbench.exercises.check("conditional-gaussian", conditional_gaussian)
+result = kx.exercises.check("conditional-gaussian", conditional_gaussian)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -93,7 +93,7 @@ def linear_conditional_shapley(beta, mu, Sigma, x):
     ### END SOLUTION
 
 # %% check="linear-conditional-shapley"
-result = kx.workbench.exercises.check("linear-conditional-shapley", linear_conditional_shapley)
+result = kx.exercises.check("linear-conditional-shapley", linear_conditional_shapley)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -136,5 +136,5 @@ ax.set_xlabel("correlation of x1 with x0"); ax.set_ylabel("value of x1 (unused b
 # values.
 
 # %% slide="skip"
-kx.workbench.save_results(results_path, {"checks": kx.workbench.exercises.results()})
-print(kx.workbench.exercises.results())
+kx.workbench.save_results(results_path, {"checks": kx.exercises.results()})
+print(kx.exercises.results())

@@ -28,7 +28,7 @@ import numpy as np
 import kernelxai as kx
 
 rng = np.random.default_rng(seed)
-kx.workbench.exercises.reset()
+kx.exercises.reset()
 
 # %% [markdown]
 # ## Task 1 · The mean embedding of the absent features
@@ -49,7 +49,7 @@ def absent_embedding(background, X_train, lengthscale, S):
     ### END SOLUTION
 
 # %% check="mean-embedding"
-result = kx.workbench.exercises.check("mean-embedding", absent_embedding)
+result = kx.exercises.check("mean-embedding", absent_embedding)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -71,7 +71,7 @@ def interventional_value(model, background, x, S):
     ### END SOLUTION
 
 # %% check="interventional-value"
-result = kx.workbench.exercises.check("interventional-value", interventional_value)
+result = kx.exercises.check("interventional-value", interventional_value)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -93,7 +93,7 @@ def marginal_value(predict, background, x, S):
     ### END SOLUTION
 
 # %% check="marginal-value"
-result = kx.workbench.exercises.check("marginal-value", marginal_value)
+result = kx.exercises.check("marginal-value", marginal_value)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -131,5 +131,5 @@ kx.plots.beeswarm(timings["interventional"][1], title="interventional values (me
 # values for product kernels in polynomial time, at any $d$.
 
 # %% slide="skip"
-kx.workbench.save_results(results_path, {"checks": kx.workbench.exercises.results()})
-print(kx.workbench.exercises.results())
+kx.workbench.save_results(results_path, {"checks": kx.exercises.results()})
+print(kx.exercises.results())

@@ -27,7 +27,7 @@ from scipy import stats
 import kernelxai as kx
 
 rng = np.random.default_rng(seed)
-kx.workbench.exercises.reset()
+kx.exercises.reset()
 
 # %% [markdown]
 # ## Task 1 · A t-interval
@@ -49,7 +49,7 @@ def t_interval(samples, level):
     ### END SOLUTION
 
 # %% check="t-interval"
-result = kx.workbench.exercises.check("t-interval", t_interval)
+result = kx.exercises.check("t-interval", t_interval)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -92,7 +92,7 @@ def single_reference_values(predict, x, references):
     ### END SOLUTION
 
 # %% check="single-reference"
-result = kx.workbench.exercises.check("single-reference", single_reference_values)
+result = kx.exercises.check("single-reference", single_reference_values)
 ### BEGIN HIDDEN TESTS
 assert result, result.message
 ### END HIDDEN TESTS
@@ -148,5 +148,5 @@ for name, game in (("Gaussian worths", noise), ("voting game", voting)):
 # responds to correlation, interactions and sample size.
 
 # %% slide="skip"
-kx.workbench.save_results(results_path, {"checks": kx.workbench.exercises.results()})
-print(kx.workbench.exercises.results())
+kx.workbench.save_results(results_path, {"checks": kx.exercises.results()})
+print(kx.exercises.results())

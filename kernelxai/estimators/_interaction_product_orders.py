@@ -1,0 +1,742 @@
+r"""Interaction indices of any order for product games in polynomial time: leave-|T|-out quadrature.
+
+Takes a :class:`~kernelxai.games.ProductGame` (interventional and functional-baseline
+games of product kernels, their sums and groupings, GP means, MMD/HSIC games), an index
+of ``_interaction_indices`` and an order; hands on the index's values of every set of the
+sizes the order asks for (``"dense"``), of the sets asked for (``sets=``), or of the
+``top=`` largest |values| of each size per instance, with a certificate. No coalition is
+evaluated.
+
+The identity
+------------
+One term :math:`g(S) = w \prod_{j \in S} a_j \prod_{j \notin S} c_j` has the Moebius transform
+:math:`m(L) = w \prod_{j \in L} D_j \prod_{j \notin L} c_j`, :math:`D_j = a_j - c_j`, and every index
+is (``_interaction_indices``, :class:`ProductRule`)
+
+.. math::
+    I(T) = w\,\pi(T) \Big[\sum_q W_q \prod_{l \notin T} F_l(x_q)
+           + \sum_{(x, i, W)} W\, e_i\big(D, F(x); N \setminus T\big)\Big],
+    \qquad F_l(x) = c_l + x D_l,
+
+with :math:`\pi(T) = \prod_{j \in T} D_j` (interaction indices) or :math:`\prod_T a - \prod_T c`
+(generalised values), Gauss-Legendre nodes :math:`x_q` carrying the index's polynomial
+density (plus point masses at 0, 1/2 or 1), and, only for the lower orders of k-SII and
+FBII, the weighted elementary symmetric sums :math:`e_i = \sum_{|J| = i} D_J \prod_{l \notin T \cup J} F_l`
+of low degree i at a point.
+
+How it is computed
+------------------
+*Values at nodes* (i = 0, every index): with the row product :math:`P = \prod_l F_l(x_q)`
+and :math:`u_j = D_j / F_j`, a row (term, node) contributes :math:`w W_q P \prod_{j \in T} u_j` to
+:math:`I(T)`. P is carried as mantissa and power of two (it underflows near
+:math:`0.3^{600}`), and :math:`2^{\lfloor \log_2 P / t \rfloor}` is moved into each :math:`u_j`, so
+nothing leaves the double range unless the contribution itself does (a contribution
+below about 1e-300 in magnitude may come out as 0). All sets of a size are matrix
+products: :math:`\sum_r c_r u_{ri}` (t = 1), :math:`U^\top \mathrm{diag}(c) U` (t = 2), and for t >= 3 the
+same product of the columns after every prefix of t - 2 players, batched by the
+prefix's last player; explicit sets are gathered (t multiplications per row and set).
+Division is correctly rounded, so this is as accurate as the product itself where every
+factor is a normal number; rows (term, node) with a zero, subnormal or non-finite factor
+are computed without division, as :math:`\prod_{j \in T} D_j \prod_{l \notin T} F_l` (O(d) per set).
+With nonnegative factors (kernel values) every :math:`F_l` is a convex combination of
+:math:`a_l, c_l`: no cancellation inside a row.
+
+*Taylor coefficients at points* (i >= 1; k-SII and FBII below the top order): the
+elementary symmetric recursion :math:`E_i \leftarrow E_i F_l + E_{i-1} D_l` over the players
+outside T (times :math:`D_l` for those in T), with power-of-two rescaling, for every row and
+set: O(d i) per row and set, no division, no cancellation beyond the sums' own (the
+coefficient recursion measured at ~1e-15 by PKeX-Shapley). The power-sum (Newton)
+route would be O(t) per set but loses accuracy when one :math:`u_j` is large; this part
+is used only for sets below the top order, whose number is smaller.
+
+The number of Gauss-Legendre nodes is ceil((d - t + deg rho + 1) / 2), exact for any
+factors (the first-order route's adaptive count is not applied here yet).
+
+``top=``: certified without forming all sets
+--------------------------------------------
+For the sizes whose rule reads values only (every index at its top order, all sizes of
+SII, BII, CHII, STII, FSII, the Moebius transforms and the generalised values), the
+generalised Hoelder inequality over the rows gives, per instance,
+
+.. math::
+    |I(T)| \le \sum_r |c_r| \prod_{j \in T} |u_{rj}| \le \prod_{j \in T} \beta_j + \kappa,
+    \qquad \beta_j = \Big(\sum_r |c_r|\, |u_{rj}|^t\Big)^{1/t},
+
+(:math:`\kappa` bounds the rows computed without division; for generalised values both
+products count). The sets of the top few players by :math:`\beta` are evaluated first;
+the top-th largest |value| among them, :math:`\theta`, is a lower bound of the true top-th
+largest, so every set with :math:`\prod_T \beta + \kappa < \theta` can be skipped. The others are
+found by a pruned enumeration over players sorted by :math:`\beta` (a partial set is
+dropped when even the largest remaining :math:`\beta` cannot reach :math:`\theta`), evaluated, and the
+largest |values| returned. The result is *certified*: every set not evaluated has a
+proven bound below the top-th value returned (up to floating-point rounding of the
+values and bounds, relative 1e-10). Where the candidates would exceed a third of all
+sets, or the rule reads Taylor coefficients (lower orders of k-SII and FBII), all sets
+of the size are computed and the top ones selected -- exact and certified as well.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._config import working_elements
+from ..games import ProductGame
+from ._common import progress_bar
+from ._interaction_enumeration import OrderValues, _group_sets
+from ._interaction_indices import InteractionIndex, all_sets, get_index, lex_rank, n_sets
+
+__all__ = ["product_interaction_orders", "product_orders_work", "MAX_DENSE_SETS"]
+
+#: Factors below this magnitude (or not finite) send their row to the division-free route.
+_TINY = 2.0**-960
+#: Dense results larger than this many numbers per instance are refused (use sets= or top=).
+MAX_DENSE_SETS = 50_000_000
+#: Relative safety margin of the top= bound comparisons.
+_MARGIN = 1e-10
+_RENORM_EVERY = 16
+
+
+# --------------------------------------------------------------------------- #
+# per-size plan
+# --------------------------------------------------------------------------- #
+class _Size:
+    """The quadrature of one set size: value nodes (x, 1-x, W) and Taylor points."""
+
+    def __init__(self, idx: InteractionIndex, t, d, k):
+        self.t, self.form = t, idx.form
+        rule = idx.rule(t, d, k)
+        self.x, self.s, self.W = rule.quadrature(d - t)
+        pts = rule.derivative_points()
+        xs = sorted({(p[0], p[1]) for p in pts})
+        self.bx = np.array([p[0] for p in xs])
+        self.bs = np.array([p[1] for p in xs])
+        self.imax = max((p[2] for p in pts), default=0)
+        # weights (X, imax+1) of e_i at each distinct point
+        self.bW = np.zeros((len(xs), self.imax + 1))
+        for x, s, i, w in pts:
+            self.bW[xs.index((x, s)), i] += w
+        if len(xs) and self.form != "superset":
+            raise AssertionError("Taylor points are only used by superset-form indices")
+
+    @property
+    def Q(self):
+        return len(self.x)
+
+    @property
+    def has_points(self):
+        return len(self.bx) > 0
+
+
+def _factors_at(A, C, x, s):
+    """F = c + x (a - c) for x <= 1/2, a - (1-x)(a - c) beyond: (K, R, Q, d)."""
+    D = A - C
+    low = x <= 0.5
+    F = np.where(low[:, None], C[:, :, None, :] + x[:, None] * D[:, :, None, :],
+                 A[:, :, None, :] - s[:, None] * D[:, :, None, :])
+    return F, D
+
+
+def _mantissa_product(F):
+    """(M, E) with M 2**E = prod over the last axis of F (normal, finite factors); M in [0.5, 1) or 0."""
+    mant, ex = np.frexp(F)
+    E = ex.sum(axis=-1, dtype=np.int64)
+    M = np.ones(F.shape[:-1])
+    for lo in range(0, F.shape[-1], 512):       # 512 mantissas >= 2**-512: no underflow
+        M = M * np.prod(mant[..., lo:lo + 512], axis=-1)
+        M, e = np.frexp(M)
+        E = E + e
+    return M, E
+
+
+class _Rows:
+    """The rows (term, node) of a block of terms at one size's value nodes."""
+
+    def __init__(self, A, C, W, size: _Size):
+        K, R, d = A.shape
+        F, D = _factors_at(A, C, size.x, size.s)                         # (K, R, Q, d)
+        self.shape = (K, R * size.Q, d)
+        F = F.reshape(self.shape)
+        coef = (W[:, :, None] * size.W).reshape(K, R * size.Q)
+        with np.errstate(invalid="ignore", over="ignore"):
+            ok = np.all(np.isfinite(F) & (np.abs(F) >= _TINY), axis=-1)
+        Fs = np.where(ok[..., None], F, 1.0)
+        M, E = _mantissa_product(Fs)
+        if size.form == "superset":
+            nums = [np.broadcast_to(D[:, :, None, :], (K, R, size.Q, d)).reshape(self.shape)]
+        else:
+            nums = [np.broadcast_to(X[:, :, None, :], (K, R, size.Q, d)).reshape(self.shape)
+                    for X in (A, C)]
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.u = [np.where(ok[..., None], n / Fs, 0.0) for n in nums]
+        self.coef, self.M, self.E, self.ok = coef, M, E, ok
+        self.slow = np.argwhere(~ok)                                       # (n_slow, 2): (k, row)
+        if len(self.slow):
+            kk, rr = self.slow.T
+            self.slow_F = F[kk, rr]
+            self.slow_nums = [n[kk, rr] for n in nums]
+            self.slow_coef = coef[kk, rr]
+
+    def scaled(self, t):
+        """(c', [u'...]): c' prod_{j in T} u'_j = w W P prod_{j in T} u_j, in range."""
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            if t == 0:
+                return np.where(self.ok, np.ldexp(self.coef * self.M, self.E), 0.0), []
+            g = np.floor_divide(self.E, t)
+            c = np.where(self.ok, np.ldexp(self.coef * self.M, self.E - t * g), 0.0)
+            return c, [np.ldexp(u, g[..., None]) for u in self.u]
+
+    def slow_values(self, sets, member):
+        """(n_slow, m) the division-free contributions of the slow rows to ``sets``."""
+        n_slow, d = self.slow_F.shape
+        m = len(sets)
+        out = np.zeros((n_slow, m))
+        step = max(1, 2**20 // max(1, d * n_slow))
+        for lo in range(0, m, step):
+            mem = member[lo:lo + step][None]                               # (1, mc, d)
+            F = self.slow_F[:, None, :]
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                parts = [np.prod(np.where(mem, n[:, None, :], F), axis=-1) for n in self.slow_nums]
+            # meeting form: (prod_T a - prod_T c) prod_{not T} F
+            inner = parts[0] if len(parts) == 1 else parts[0] - parts[1]
+            out[:, lo:lo + step] = self.slow_coef[:, None] * inner
+        return out
+
+
+def _member(sets, d):
+    m = np.zeros((len(sets), d), dtype=bool)
+    if sets.shape[1]:
+        m[np.arange(len(sets))[:, None], sets] = True
+    return m
+
+
+def _esp_abs(u, t):
+    """e_t(|u|) along the last axis (rows' sum over all t-sets of |prod u|)."""
+    E = np.zeros(u.shape[:-1] + (t + 1,))
+    E[..., 0] = 1.0
+    au = np.abs(u)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for l in range(u.shape[-1]):
+            E[..., 1:] = E[..., 1:] + E[..., :-1] * au[..., l, None]
+    return E[..., t]
+
+
+# --------------------------------------------------------------------------- #
+# part A: values at nodes
+# --------------------------------------------------------------------------- #
+def _dense_a(rows: _Rows, t, d, want_mass):
+    """(K, C(d, t)) all sets of size t (lexicographic), and the mass (K,)."""
+    c, us = rows.scaled(t)
+    K = c.shape[0]
+    m = n_sets(d, t)
+    out = np.zeros((K, m))
+    mass = np.zeros(K)
+    for sign, u in zip((1.0, -1.0), us or [None]):
+        if t == 0:
+            out[:, 0] += c.sum(axis=1)
+            mass += np.abs(c).sum(axis=1)
+            continue
+        if t == 1:
+            out += sign * np.einsum("kr,krj->kj", c, u)
+        elif t == 2:
+            G = np.matmul(np.ascontiguousarray(np.swapaxes(u * c[..., None], 1, 2)), u)
+            i, j = np.triu_indices(d, 1)
+            out += sign * G[:, i, j]
+        else:
+            out += sign * _dense_high(c, u, t, d)
+        if want_mass:
+            mass += np.einsum("kr,kr->k", np.abs(c), _esp_abs(u, t))
+    if len(rows.slow):
+        sets = all_sets(d, t)
+        vals = rows.slow_values(sets, _member(sets, d))
+        np.add.at(out, rows.slow[:, 0], vals)
+        np.add.at(mass, rows.slow[:, 0], np.abs(vals).sum(axis=1))
+    return out, mass
+
+
+def _dense_high(c, u, t, d):
+    """All t-sets (t >= 3): for each prefix of t - 2 players, U_>^T diag(c prod_prefix u) U_>."""
+    K, RQ, _ = u.shape
+    out = np.zeros((K, n_sets(d, t)))
+    prefixes = all_sets(d, t - 2)
+    budget = max(1, working_elements(32))
+    for e in range(t - 3, d - 2):
+        pre = prefixes[prefixes[:, -1] == e]
+        rest = d - e - 1
+        if rest < 2 or not len(pre):
+            continue
+        iu, ju = np.triu_indices(rest, 1)
+        step = max(1, budget // max(1, K * RQ * rest))
+        for lo in range(0, len(pre), step):
+            p = pre[lo:lo + step]
+            V = c[..., None] * np.prod(u[:, :, p], axis=-1)               # (K, RQ, np)
+            B = u[:, :, e + 1:]                                            # (K, RQ, rest)
+            Wb = (V[..., :, None] * B[..., None, :]).reshape(K, RQ, len(p) * rest)
+            G = np.matmul(np.ascontiguousarray(np.swapaxes(Wb, 1, 2)), B).reshape(K, len(p), rest, rest)
+            vals = G[:, :, iu, ju]                                         # (K, np, npairs)
+            sets = np.concatenate([np.repeat(p, len(iu), axis=0),
+                                   np.tile(np.stack([iu, ju], 1) + e + 1, (len(p), 1))], axis=1)
+            out[:, lex_rank(sets, d)] += vals.reshape(K, -1)
+    return out
+
+
+def _sets_a(rows: _Rows, sets, d, want_mass):
+    """(K, m) the given sets (one size), and the mass (K,)."""
+    t = sets.shape[1]
+    c, us = rows.scaled(t)
+    K, RQ = c.shape
+    m = len(sets)
+    out = np.zeros((K, m))
+    mass = np.zeros(K)
+    step = max(1, working_elements(32) // max(1, K * RQ * max(t, 1)))
+    for lo in range(0, m, step):
+        S = sets[lo:lo + step]
+        for sign, u in zip((1.0, -1.0), us or [None]):
+            if t == 0:
+                out[:, lo:lo + step] += c.sum(axis=1)[:, None]
+                mass += np.abs(c).sum(axis=1) * len(S)
+                continue
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                P = u[:, :, S[:, 0]]
+                for j in range(1, t):
+                    P = P * u[:, :, S[:, j]]
+            out[:, lo:lo + step] += sign * np.einsum("kr,krm->km", c, P)
+            if want_mass:
+                mass += np.einsum("kr,krm->k", np.abs(c), np.abs(P))
+    if len(rows.slow):
+        vals = rows.slow_values(sets, _member(sets, d))
+        np.add.at(out, rows.slow[:, 0], vals)
+        np.add.at(mass, rows.slow[:, 0], np.abs(vals).sum(axis=1))
+    return out, mass
+
+
+def _bounds_a(rows: _Rows, t):
+    """(beta (K, d), kappa (K,)): |I(T)| <= prod_T beta + kappa for every t-set (module docstring)."""
+    c, us = rows.scaled(t)
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = [np.einsum("kr,krj->kj", np.abs(c), np.abs(u) ** t) for u in us]
+        beta = np.maximum.reduce(S) ** (1.0 / t)
+    if len(us) == 2:
+        beta = beta * 2.0 ** (1.0 / t)       # prod_T a' + prod_T c' <= 2 prod_T max
+    kappa = np.zeros(c.shape[0])
+    if len(rows.slow):
+        big = np.abs(rows.slow_F)
+        for n in rows.slow_nums:
+            big = np.maximum(big, np.abs(n))
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            each = np.abs(rows.slow_coef) * np.prod(big, axis=-1) * len(rows.slow_nums)
+        np.add.at(kappa, rows.slow[:, 0], each)
+    return beta, kappa
+
+
+# --------------------------------------------------------------------------- #
+# part B: Taylor coefficients at points, by the masked ESP recursion
+# --------------------------------------------------------------------------- #
+def _esp_scaled(D, F, deg):
+    """e_j(D, F; N) for j <= deg along the last axis: (E (..., deg+1), exponent (...)), value E 2**exponent."""
+    E = np.zeros(F.shape[:-1] + (deg + 1,))
+    E[..., 0] = 1.0
+    acc = np.zeros(F.shape[:-1], dtype=np.int64)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for l in range(F.shape[-1]):
+            new = E * F[..., l, None]
+            new[..., 1:] += E[..., :-1] * D[..., l, None]
+            E = new
+            if (l + 1) % _RENORM_EVERY == 0:
+                _, e = np.frexp(np.max(np.abs(E), axis=-1))
+                E = np.ldexp(E, -e[..., None])
+                acc += e
+    return E, acc
+
+
+def _points_b(A, C, W, size: _Size, sets, d, want_mass):
+    """(K, m) the Taylor-point part of the given sets, and its mass (K,).
+
+    For every row (term, point) and set T the recursion E_i <- E_i F_l + E_{i-1} D_l over the
+    players l outside T, E_i <- E_i D_l for those in T, gives D_T e_i(D, F; N \\ T) (no division).
+    The mass, sum over all t-sets T and i of |W| |D_T| e_i(|D|, |F|; N \\ T), is by counting
+    C(t+i, i) e_{t+i}(|D|, |F|; N) per row: an upper bound of the given sets' mass.
+    """
+    K, R, _ = A.shape
+    t = sets.shape[1]
+    X, I = len(size.bx), size.imax + 1
+    F, D = _factors_at(A, C, size.bx, size.bs)                           # (K, R, X, d)
+    D = np.broadcast_to(D[:, :, None, :], F.shape)
+    m = len(sets)
+    member = _member(sets, d)
+    out = np.zeros((K, m))
+    coefW = W[:, :, None, None] * size.bW                                 # (K, R, X, I)
+    step = max(1, working_elements(32) // max(1, 3 * K * R * X * I))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for lo in range(0, m, step):
+            mem = member[lo:lo + step]                                     # (mc, d)
+            E = np.zeros((K, R, X, len(mem), I))
+            E[..., 0] = 1.0
+            acc = np.zeros((K, R, X, len(mem)), dtype=np.int64)
+            for l in range(d):
+                inside = mem[:, l][:, None]                                # (mc, 1)
+                fl = F[..., l][..., None, None]
+                dl = D[..., l][..., None, None]
+                grow = np.where(inside, dl, fl)                            # D_l in T, F_l outside
+                new = E * grow
+                if I > 1:
+                    new[..., 1:] += np.where(inside, 0.0, E[..., :-1] * dl)
+                E = new
+                if (l + 1) % _RENORM_EVERY == 0 or l == d - 1:
+                    _, e = np.frexp(np.max(np.abs(E), axis=-1))
+                    E = np.ldexp(E, -e[..., None])
+                    acc += e
+            total = np.ldexp(np.einsum("krxmi,krxi->krxm", E, coefW), acc)
+            out[:, lo:lo + step] = total.sum(axis=(1, 2))
+    mass = np.zeros(K)
+    if want_mass:
+        Es, acc = _esp_scaled(np.abs(D), np.abs(F), t + size.imax)            # (K, R, X, t+I)
+        counts = np.array([math.comb(t + i, i) for i in range(I)], dtype=float)
+        with np.errstate(over="ignore", under="ignore"):
+            per = np.ldexp(np.einsum("krxi,krxi->krx", np.abs(coefW) * counts, Es[..., t:t + I]), acc)
+        mass = per.sum(axis=(1, 2))
+    return out, mass
+
+
+# --------------------------------------------------------------------------- #
+# jobs and the pass over the terms
+# --------------------------------------------------------------------------- #
+class _Job:
+    """One thing to accumulate over all term blocks: dense values, given sets, or bounds, of one size."""
+
+    def __init__(self, kind, size: _Size, n, d, sets=None):
+        self.kind, self.size, self.d, self.sets = kind, size, d, sets
+        t = size.t
+        if kind == "dense":
+            m = n_sets(d, t)
+        elif kind == "sets":
+            m = len(sets)
+        else:
+            m = d
+        self.out = np.zeros((n, m))
+        self.mass = np.zeros(n)
+        self.kappa = np.zeros(n)
+
+    def add(self, A, C, W, target, rows: _Rows | None):
+        size, d, t = self.size, self.d, self.size.t
+        if size.form == "meeting" and t == 0:    # prod_empty a - prod_empty c = 0
+            return
+        if self.kind == "bound":
+            beta, kappa = _bounds_a(rows, t)
+            # sums of |c||u|^t add over blocks: keep beta^t
+            self.out[target] += beta**t
+            self.kappa[target] += kappa
+            return
+        if size.Q:
+            if self.kind == "dense":
+                vals, mass = _dense_a(rows, t, d, True)
+            else:
+                vals, mass = _sets_a(rows, self.sets, d, True)
+            self.out[target] += vals
+            self.mass[target] += mass
+        if size.has_points:
+            sets = all_sets(d, t) if self.kind == "dense" else self.sets
+            vals, mass = _points_b(A, C, W, size, sets, d, True)
+            self.out[target] += vals
+            self.mass[target] += mass
+
+
+def _run(game, jobs, n, max_elements, progress, desc):
+    """One pass over the game's terms, feeding every job; returns (v_empty, v_full) (n,)."""
+    d = game.n_players
+    work = working_elements(16) if max_elements is None else int(max_elements)
+    v_empty, v_full = np.zeros(n), np.zeros(n)
+    Qmax = max([j.size.Q + len(j.size.bx) for j in jobs] + [1])
+    total = None if game.n_terms() is None else game.n_terms() * n
+    with progress_bar(total, desc, "term", progress) as bar:
+        for rows_slice, w, a, c in game.iter_terms():
+            a, c, w = (np.asarray(x, dtype=float) for x in (a, c, w))
+            shape = np.broadcast_shapes(a.shape, c.shape, w.shape + (a.shape[-1],))
+            K, R = shape[0], shape[1]
+            if R == 0:
+                continue
+            start = rows_slice.start or 0
+            n_rows = len(range(*rows_slice.indices(n)))
+            shared = K == 1 and n_rows > 1
+            a, c = np.broadcast_to(a, shape), np.broadcast_to(c, shape)
+            w = np.broadcast_to(w, shape[:2])
+            per_term = 8 * Qmax * d + d
+            rc = max(1, min(R, work // per_term))
+            kc = max(1, min(K, work // (per_term * R))) if rc == R else 1
+            for k0 in range(0, K, kc):
+                target = slice(start, start + n_rows) if shared else \
+                    slice(start + k0, start + min(K, k0 + kc))
+                for r0 in range(0, R, rc):
+                    A = a[k0:k0 + kc, r0:r0 + rc]
+                    C = c[k0:k0 + kc, r0:r0 + rc]
+                    W = w[k0:k0 + kc, r0:r0 + rc]
+                    with np.errstate(over="ignore", under="ignore"):
+                        v_full[target] += np.einsum("kr,kr->k", W, np.prod(A, axis=-1))
+                        v_empty[target] += np.einsum("kr,kr->k", W, np.prod(C, axis=-1))
+                    cache = {}
+                    for job in jobs:
+                        rows = None
+                        if job.size.Q:
+                            key = id(job.size)
+                            if key not in cache:
+                                cache[key] = _Rows(A, C, W, job.size)
+                            rows = cache[key]
+                        job.add(A, C, W, target, rows)
+                    bar.update(W.size * (n_rows if shared else 1))
+    return v_empty, v_full
+
+
+# --------------------------------------------------------------------------- #
+# top=: candidates by the bound
+# --------------------------------------------------------------------------- #
+def _seed_sets(beta, t, top, d):
+    """Union over instances of the t-sets of each instance's p best players by beta, C(p, t) >= 2 top."""
+    p = t
+    while p < d and math.comb(p, t) < 2 * top:
+        p += 1
+    best = np.argsort(-beta, axis=1, kind="stable")[:, :p]                # (n, p)
+    combos = all_sets(p, t)
+    sets = np.sort(best[:, combos], axis=-1).reshape(-1, t)
+    return np.unique(sets, axis=0)
+
+
+def _candidates(beta_row, kappa, theta, t, d, limit):
+    """t-sets with prod beta + kappa >= theta (pruned enumeration); None if more than ``limit``."""
+    tau = theta * (1 - _MARGIN) - kappa * (1 + _MARGIN)
+    if not tau > 0:
+        return None
+    order = np.argsort(-beta_row, kind="stable")
+    with np.errstate(divide="ignore"):
+        lb = np.log(np.maximum(beta_row[order], 1e-300)) + math.log1p(_MARGIN)
+    cs = np.concatenate([[0.0], np.cumsum(lb)])
+    log_tau = math.log(tau)
+    # partial sets as positions in the sorted order; optimistic completion by the next largest
+    pos = np.arange(d - t + 1)[:, None]
+    logs = lb[pos[:, 0]]
+    for level in range(1, t + 1):
+        last = pos[:, -1]
+        more = t - level
+        opt = logs + (cs[np.minimum(last + 1 + more, d)] - cs[np.minimum(last + 1, d)])
+        keep = opt >= log_tau
+        pos, logs = pos[keep], logs[keep]
+        if len(pos) > limit:
+            return None
+        if level == t:
+            break
+        hi = d - t + level
+        counts = np.maximum(hi - pos[:, -1], 0)
+        rows = np.repeat(np.arange(len(pos)), counts)
+        starts = np.cumsum(counts) - counts
+        new = pos[rows, -1] + 1 + (np.arange(len(rows)) - np.repeat(starts, counts))
+        pos = np.concatenate([pos[rows], new[:, None]], axis=1)
+        logs = logs[rows] + lb[new]
+    return np.sort(order[pos], axis=1)
+
+
+# --------------------------------------------------------------------------- #
+# the entry point
+# --------------------------------------------------------------------------- #
+def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes=None,
+                               max_elements=None, progress=None) -> dict:
+    """An index's values of any order for a product game, by leave-|T|-out quadrature.
+
+    Parameters
+    ----------
+    game : ProductGame
+    index : str or InteractionIndex
+        A name of ``INDEX_NAMES`` or an alias (``_interaction_indices.get_index``).
+    order : int
+        k in 1..d. "up to k" indices (k-SII, STII, FSII, FBII) give sizes 1..k; the others size k.
+    sets : sequence of sequences of int, optional
+        Only these sets (sizes 0..k for "up to k" indices, any size otherwise); each size's
+        result lists them in the order given (``layout="sets"``).
+    top : int, optional
+        Per instance and size, the ``top`` sets of largest |value| (``layout="top"``),
+        certified (module docstring). Not with ``sets``.
+    sizes : sequence of int, optional
+        Set sizes to compute instead of the order's (e.g. ``(0, 1, 2)``).
+    max_elements : int, optional
+        float64 elements of one block of terms (default from ``kx.config_context(max_memory=...)``).
+    progress : bool, optional
+
+    Returns
+    -------
+    dict
+        ``"index"`` (canonical name), ``"order"`` k, ``"values"``: {t: OrderValues} with
+        ``sets`` (m, t) and ``values`` (n, m) for ``"dense"`` (all C(d, t) sets,
+        lexicographic, as ``itertools.combinations``) and ``"sets"``; ``sets`` (n, top, t),
+        ``values`` (n, top), ``certified`` and ``evaluated`` (n,) for ``"top"``; ``mass``
+        (n,) the absolute size of the sums (dense and sets); ``"v_empty"``, ``"v_full"`` (n,);
+        ``"budget"`` 0 (no game evaluation).
+
+    Raises
+    ------
+    TypeError
+        ``game`` is not a ProductGame with known terms.
+    ValueError
+        Unknown index, order outside 1..d, a set of a size without value, ``sets`` with
+        ``top``, ``top`` not a positive integer, or a dense result above
+        :data:`MAX_DENSE_SETS` numbers per instance.
+    FloatingPointError
+        A value came out non-finite (factors so large that a contribution overflows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kernelxai as kx
+    >>> a = np.random.default_rng(0).uniform(0.2, 1.0, size=(2, 5, 4))   # 2 points, 5 terms, 4 players
+    >>> g = kx.ProductGame(a, np.ones((1, 5, 4)), np.ones((1, 5)))
+    >>> res = product_interaction_orders(g, "k-SII", 3)
+    >>> sorted(res["values"]), res["values"][3].sets.shape, res["values"][3].values.shape
+    ([1, 2, 3], (4, 3), (2, 4))
+    >>> total = sum(res["values"][t].values.sum(axis=1) for t in (1, 2, 3))   # efficiency
+    >>> bool(np.allclose(total, res["v_full"] - res["v_empty"]))
+    True
+    """
+    if not isinstance(game, ProductGame) or game.n_terms() is None:
+        raise TypeError("the product route needs a ProductGame with known terms; got "
+                        f"{type(game).__name__}")
+    idx = get_index(index)
+    d, n = game.n_players, game.n_instances or 1
+    k = idx.check_order(order, d)
+    if sets is not None and top is not None:
+        raise ValueError("give sets= or top=, not both")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1):
+        raise ValueError(f"top must be a positive integer (sets per size and instance); got {top!r}")
+    if sets is not None:
+        groups = _group_sets(idx, sets, k, d)
+    else:
+        wanted = idx.sizes(k, d) if sizes is None else [idx.check_size(t, k, d) for t in sizes]
+        groups = {t: None for t in sorted(set(wanted))}
+    plans = {t: _Size(idx, t, d, k) for t in groups}
+    results: dict[int, OrderValues] = {}
+    desc = f"product {idx.name}"
+
+    if top is None:
+        for t, chosen in groups.items():
+            if chosen is None and n_sets(d, t) > MAX_DENSE_SETS:
+                raise ValueError(f"all {n_sets(d, t)} sets of size {t} per instance are more than "
+                                 f"{MAX_DENSE_SETS}; ask for sets=... or top=...")
+        jobs = {t: _Job("dense" if chosen is None else "sets", plans[t], n, d, chosen)
+                for t, chosen in groups.items()}
+        v_empty, v_full = _run(game, list(jobs.values()), n, max_elements, progress, desc)
+        for t, job in jobs.items():
+            chosen = groups[t]
+            results[t] = OrderValues(t, all_sets(d, t) if chosen is None else chosen, job.out,
+                                     "dense" if chosen is None else "sets", mass=job.mass)
+    else:
+        v_empty, v_full = _top(game, idx, plans, int(top), n, d, max_elements, progress, desc, results)
+    for t, ov in results.items():
+        if not np.all(np.isfinite(ov.values)):
+            raise FloatingPointError(f"{idx.name} values of size {t} came out non-finite: a term's "
+                                     "contribution overflows the double range")
+    return {"index": idx.name, "order": k, "values": dict(sorted(results.items())),
+            "v_empty": v_empty, "v_full": v_full, "budget": 0}
+
+
+def _select_top(values, sets, top):
+    """Per instance the ``top`` entries of largest |value|: (sets (n, top, t), values (n, top))."""
+    top = min(top, values.shape[1])
+    part = np.argsort(-np.abs(values), axis=1, kind="stable")[:, :top]
+    return sets[part], np.take_along_axis(values, part, axis=1)
+
+
+def _top(game, idx, plans, top, n, d, max_elements, progress, desc, results):
+    """The top= path (module docstring); fills ``results``; returns (v_empty, v_full)."""
+    boundable = {t: p for t, p in plans.items() if not p.has_points and t >= 1
+                 and n_sets(d, t) > 2 * top}
+    exhaustive = {t: p for t, p in plans.items() if t not in boundable}
+    # pass 1: bounds of the boundable sizes, all sets of the others
+    jobs = [_Job("bound", p, n, d) for p in boundable.values()]
+    dense = {t: _Job("dense", p, n, d) for t, p in exhaustive.items()}
+    for t in dense:
+        if n_sets(d, t) > MAX_DENSE_SETS:
+            raise ValueError(f"top= at size {t} needs all {n_sets(d, t)} sets (the lower orders of "
+                             f"{idx.name} have no bound); ask for fewer players or sets=...")
+    v_empty, v_full = _run(game, jobs + list(dense.values()), n, max_elements, progress, desc)
+    for t, job in dense.items():
+        s, v = _select_top(job.out, all_sets(d, t), top)
+        results[t] = OrderValues(t, s, v, "top", certified=np.ones(n, bool),
+                                 evaluated=np.full(n, n_sets(d, t)))
+    if not boundable:
+        return v_empty, v_full
+    bounds = {job.size.t: (job.out ** (1.0 / job.size.t), job.kappa) for job in jobs}
+    # pass 2: the seeds
+    seeds = {t: _seed_sets(bounds[t][0], t, top, d) for t in boundable}
+    jobs2 = {t: _Job("sets", boundable[t], n, d, seeds[t]) for t in boundable}
+    _run(game, list(jobs2.values()), n, max_elements, progress, desc)
+    # pass 3: every set whose bound reaches the seeds' top-th |value|
+    jobs3, fallback = {}, {}
+    for t in boundable:
+        vals = jobs2[t].out
+        theta = -np.sort(-np.abs(vals), axis=1)[:, min(top, vals.shape[1]) - 1]
+        total = n_sets(d, t)
+        limit = total // 3
+        found = []
+        for i in range(n):
+            cand = _candidates(bounds[t][0][i], bounds[t][1][i], theta[i], t, d, limit)
+            if cand is None:
+                found = None
+                break
+            found.append(cand)
+        if found is None:
+            fallback[t] = _Job("dense", boundable[t], n, d)
+            continue
+        extra = np.unique(np.concatenate(found + [np.zeros((0, t), np.int64)]), axis=0)
+        extra = extra[~np.isin(lex_rank(extra, d), lex_rank(seeds[t], d))]
+        if len(extra) + len(seeds[t]) > limit:
+            fallback[t] = _Job("dense", boundable[t], n, d)
+            continue
+        if len(extra):
+            jobs3[t] = _Job("sets", boundable[t], n, d, extra)
+    if jobs3 or fallback:
+        _run(game, list(jobs3.values()) + list(fallback.values()), n, max_elements, progress, desc)
+    for t in boundable:
+        if t in fallback:
+            s, v = _select_top(fallback[t].out, all_sets(d, t), top)
+            evaluated = n_sets(d, t)
+        else:
+            all_s = np.concatenate([seeds[t]] + ([jobs3[t].sets] if t in jobs3 else []))
+            all_v = np.concatenate([jobs2[t].out] + ([jobs3[t].out] if t in jobs3 else []), axis=1)
+            s, v = _select_top(all_v, all_s, top)
+            evaluated = len(all_s)
+        results[t] = OrderValues(t, s, v, "top", certified=np.ones(n, bool),
+                                 evaluated=np.full(n, evaluated))
+    return v_empty, v_full
+
+
+def product_orders_work(d, n_terms, n_instances, index, order, *, n_sets_by_size=None) -> dict:
+    """Estimated arithmetic of :func:`product_interaction_orders`: multiply-adds and result size.
+
+    Parameters
+    ----------
+    d, n_terms, n_instances : int
+    index, order
+    n_sets_by_size : dict int -> int, optional
+        Sets per size (default all C(d, t) of the order's sizes).
+
+    Returns
+    -------
+    dict
+        ``"multiply_adds"`` (sets x terms x nodes x t, plus d x terms x points x (i+1) per
+        set for the Taylor part), ``"numbers"`` (values returned per instance) and
+        ``"nodes"`` {t: Q}.
+
+    Examples
+    --------
+    >>> w = product_orders_work(50, 300, 1, "SII", 3)
+    >>> w["numbers"], w["nodes"]
+    (19600, {3: 26})
+    """
+    idx = get_index(index)
+    k = idx.check_order(order, d)
+    sizes = n_sets_by_size or {t: n_sets(d, t) for t in idx.sizes(k, d)}
+    ops, nodes = 0.0, {}
+    for t, m in sizes.items():
+        p = _Size(idx, t, d, k)
+        nodes[t] = p.Q
+        ops += float(m) * n_terms * n_instances * p.Q * max(t, 1)
+        if p.has_points:
+            ops += float(m) * n_terms * n_instances * d * len(p.bx) * (p.imax + 1) * 2
+    return {"multiply_adds": ops, "numbers": int(sum(sizes.values())), "nodes": nodes}
