@@ -20,7 +20,8 @@ def _forget_example_registrations(request):
         return
     from kernelxai.values import _base
 
-    before = dict(_base._REGISTRY)
+    registry = _base._REGISTRY  # noqa: SLF001 - the value functions' registry has no public reset
+    before = dict(registry)
     yield
-    _base._REGISTRY.clear()
-    _base._REGISTRY.update(before)
+    registry.clear()
+    registry.update(before)

@@ -70,7 +70,10 @@ The columns "woken" count the cold calls during which another thread of the proc
 context switches, read from ``/proc/self/task`` on Linux, outside the timed span), native ones
 (OpenBLAS and OpenMP workers) and Python ones (kernelxai's helper threads) apart: a thread woken
 for a problem that needs none shows there. Warm is the faster of the two calls right after the
-cold one. Target: cold / warm <= 2 for the issue's call.
+cold one. Each ratio is printed in wall time and in the calling thread's CPU time
+(``time.thread_time``): on a machine that other processes load, wall time also holds the time
+they had the core, while the CPU time keeps only what the call itself took -- a cold call's
+refilled caches and branch predictors included. Target: cold / warm <= 2 for the issue's call.
 
 Usage: python benchmarks/bench_overhead.py [--repeat 15] [--calls 8] [--quick] [--only TEXT]
                                            [--cold-rounds 15] [--rest 0.3] [--cold-only]
@@ -213,31 +216,37 @@ def _other_threads_switches() -> dict:
 def cold_and_warm(fn, rounds=COLD_ROUNDS, rest=REST) -> dict:
     """Median seconds of ``fn()`` after ``rest`` seconds idle (cold) and back to back (warm), per round.
 
-    Warm is the faster of the two calls that follow the cold one at once. Also counts the cold
-    calls during which another thread of the process ran: a native one (an OpenBLAS or OpenMP
-    worker) or a Python one (kernelxai's helper threads).
+    Warm is the faster of the two calls that follow the cold one at once. Each is timed twice:
+    wall time and this thread's CPU time (``time.thread_time``, which leaves out the time other
+    processes held the core -- a steadier reading on a busy machine; a call's helper threads are
+    not in it). Also counts the cold calls during which another thread of the process ran: a
+    native one (an OpenBLAS or OpenMP worker) or a Python one (kernelxai's helper threads).
     """
     fn(), fn()   # first calls: imports, caches
-    cold, warm, native, python = [], [], 0, 0
+    cold, warm, cold_cpu, warm_cpu, native, python = [], [], [], [], 0, 0
     for _ in range(rounds):
         time.sleep(rest)
         before = _other_threads_switches()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         fn()
         cold.append(time.perf_counter() - start)
+        cold_cpu.append(time.thread_time() - start_cpu)
         after = _other_threads_switches()
         ran = {int(t) for t in after if after[t] != before.get(t, after[t])}
         ours = {t.native_id for t in threading.enumerate()}
         native += bool(ran - ours)
         python += bool(ran & ours)
-        best = float("inf")
+        best, best_cpu = float("inf"), float("inf")
         for _ in range(2):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.thread_time()
             fn()
             best = min(best, time.perf_counter() - start)
+            best_cpu = min(best_cpu, time.thread_time() - start_cpu)
         warm.append(best)
-    return {"cold": float(np.median(cold)), "warm": float(np.median(warm)), "woken_native": native,
-            "woken_python": python, "rounds": rounds}
+        warm_cpu.append(best_cpu)
+    return {"cold": float(np.median(cold)), "warm": float(np.median(warm)),
+            "cold_cpu": float(np.median(cold_cpu)), "warm_cpu": float(np.median(warm_cpu)),
+            "woken_native": native, "woken_python": python, "rounds": rounds}
 
 
 def issue_case(seed=0) -> tuple[SVR, np.ndarray]:
@@ -264,16 +273,18 @@ def cold_table(rows, rounds, rest) -> list[dict]:
         cases.append((f"{r['label']}, 1 point", r["one_fn"]))
     results = []
     print(f"\ncold: a call after {rest} s idle; warm: the faster of the two calls right after it; medians "
-          f"of {rounds} rounds; woken: cold calls during which a BLAS/OpenMP (native) thread or a Python "
-          f"thread (kernelxai's helpers) ran")
-    header = f"{'call':<52} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} {'woken: native':>13} {'python':>6}"
+          f"of {rounds} rounds, wall time (and the calling thread's CPU time: other processes' load left "
+          f"out); woken: cold calls during which a BLAS/OpenMP (native) thread or a Python thread "
+          f"(kernelxai's helpers) ran")
+    header = (f"{'call':<52} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} {'CPU: cold/warm':>14} "
+              f"{'woken: native':>13} {'python':>6}")
     print(header)
     print("-" * len(header))
 
     def show(label, r):
         results.append({"label": label, **r})
         print(f"{label:<52} {1e3 * r['cold']:>8.2f} {1e3 * r['warm']:>8.2f} {r['cold'] / r['warm']:>9.2f} "
-              f"{r['woken_native']:>13} {r['woken_python']:>6}", flush=True)
+              f"{r['cold_cpu'] / r['warm_cpu']:>14.2f} {r['woken_native']:>13} {r['woken_python']:>6}", flush=True)
 
     for label, fn in cases:
         show(label, cold_and_warm(fn, rounds, rest))
@@ -293,6 +304,32 @@ def one_point(value, method, n, d, m):
     if m is not None:
         kwargs["background"] = X_train[:m]
     return lambda: kx.explain(model, X[:1], **kwargs)
+
+
+def bare_call(d, kwargs):
+    """One point of a model with BARE_TRAINING_POINTS training points: next to no arithmetic (the fixed cost)."""
+    small, _, X_small = make_case(BARE_TRAINING_POINTS, d)
+
+    def bare():
+        kx.explain(small, X_small[:1], **kwargs)
+
+    bare()   # first call: caches
+    return bare
+
+
+def floors(value, method, model, X_train, X, d, m, calls) -> tuple[float, float]:
+    """One round of what a route whose points share their arithmetic is set against.
+
+    (floor, all its arithmetic): the observational route's Cholesky floor and its whole
+    arithmetic; the interventional exact route's elementwise floor (and inf); (nan, inf) else.
+    """
+    if value == "observational":
+        return (cholesky_floor(model, X_train, d, max(3, calls // 5)),
+                observational_work(model, X_train, X[0], d, max(3, calls // 5)))
+    if method == "exact":
+        expansion, background = as_expansion(model), X_train[:m]
+        return best_per_call(lambda: floor_table(expansion, background, X[:1]), calls), float("inf")
+    return float("nan"), float("inf")
 
 
 def row(label, value, method, n, d, m, repeat, calls) -> dict:
@@ -322,16 +359,10 @@ def row(label, value, method, n, d, m, repeat, calls) -> dict:
     one(), many()  # first calls: imports, caches
     t_one, t_many, t_floor, t_work = float("inf"), float("inf"), float("nan"), float("inf")
     t_shared, t_many1, t_bare = float("inf"), float("inf"), float("inf")
-    if value == "functional_baseline":   # the same call with next to no arithmetic: its fixed cost alone
-        small, _, X_small = make_case(BARE_TRAINING_POINTS, d)
-
-        def bare():
-            kx.explain(small, X_small[:1], **kwargs)
-
-        bare()
+    bare = bare_call(d, kwargs) if value == "functional_baseline" else None
     for _ in range(repeat):
         t_one = min(t_one, best_per_call(one, calls))
-        if value == "functional_baseline":
+        if bare is not None:
             t_bare = min(t_bare, best_per_call(bare, calls))
         t_many = min(t_many, best_per_call(many, max(1, calls // 10)))
         if product:   # the product routes' tasks run on every core; one point's single task on one
@@ -339,15 +370,8 @@ def row(label, value, method, n, d, m, repeat, calls) -> dict:
         if value == "interventional" and method == "product":
             kernel, background = as_expansion(model).kernel, X_train[:m]
             t_shared = min(t_shared, best_per_call(lambda: kernel.feature_grams(background, X_train), calls))
-        if value == "observational":
-            floor = cholesky_floor(model, X_train, d, max(3, calls // 5))
-            t_work = min(t_work, observational_work(model, X_train, X[0], d, max(3, calls // 5)))
-        elif method == "exact":
-            expansion, background = as_expansion(model), X_train[:m]
-            floor = best_per_call(lambda: floor_table(expansion, background, X[:1]), calls)
-        else:
-            continue
-        t_floor = floor if t_floor != t_floor else min(t_floor, floor)
+        floor, work = floors(value, method, model, X_train, X, d, m, calls)
+        t_floor, t_work = float(np.fmin(t_floor, floor)), min(t_work, work)   # fmin: a NaN floor is none
     share = t_many / POINTS
     return {"label": label, "n": n, "d": d, "one": t_one, "share": share, "ratio": t_one / share,
             "floor": t_floor, "work": t_work, "shared": t_shared, "share_one_core": t_many1 / POINTS,

@@ -44,6 +44,7 @@ import numpy as np
 from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
+from kernelxai._calibration import price
 from kernelxai.estimators import _gauss_legendre as gauss_legendre
 from kernelxai.estimators import _product as product
 from kernelxai.estimators import _quadrature_numba as quadrature_numba
@@ -65,7 +66,7 @@ def old_seconds(game):
     """The model before: 6 d ceil(d/2) operations per term and instance."""
     d = game.n_players
     flops = float(game.n_terms()) * game.n_instances * 6.0 * d * math.ceil(d / 2)
-    return flops / kx.get_config()["flops_per_second"]
+    return price(flops=flops)   # at the config's flops_per_second, or this machine's calibrated rate
 
 
 def nodes_used(game, backend):
@@ -139,7 +140,8 @@ def main(argv=None):
     if args.numba:
         product.numba_kernels()  # compile once, before anything is timed
         backends.append("numba")
-    rate = kx.get_config()["flops_per_second"]
+    rates = kx.calibrate()
+    rate = rates["flops_per_second"] or rates["elementwise_per_second"]
     print(f"flops_per_second = {rate:.0e}; old: 6 d ceil(d/2) per term; new: d (7 or 17 + 5 q) per term "
           f"with q the node count estimated from the first terms; about {seconds} s of estimated "
           f"work per call; best of {args.repeat}")

@@ -52,7 +52,7 @@ from kernelxai.estimators import _product as product
 from kernelxai.workbench._reporting import timed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_throughput import alternate, backends, elements, expansion, fma_numpy  # noqa: E402
+from bench_throughput import alternate, backends, elements, expansion, fma_numpy
 
 
 # --------------------------------------------------------------------------- the model

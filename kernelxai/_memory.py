@@ -19,7 +19,7 @@ anyway (freed blocks up to 48 MiB at the top of its heap). Other C libraries (mu
 Windows) have no such threshold to raise; there it does nothing.
 
 The cost estimates price memory by what is true at the time (:func:`reused_bytes`, used by
-:func:`kernelxai._calibration.fresh_numbers`): arrays up to :data:`PRIMED_BYTES` cost no page
+``kernelxai._calibration.fresh_numbers``): arrays up to :data:`PRIMED_BYTES` cost no page
 faults once the allocator has been primed in this process, and arrays above glibc's starting
 threshold (:data:`DEFAULT_THRESHOLD`) are priced as fresh pages otherwise.
 """
@@ -53,7 +53,6 @@ def glibc() -> bool:
 
     Examples
     --------
-    >>> from kernelxai._memory import glibc
     >>> isinstance(glibc(), bool)
     True
     """
@@ -106,7 +105,7 @@ def prime_allocator() -> bool:
     come from memory the allocator reuses instead of fresh pages from the operating system, which
     cost a page fault per 4 KiB the first time they are written (on a virtual machine a large
     share of a call on arrays of a few MiB: 370 ms against 104 ms a call for the HSIC permutation
-    test, see :mod:`kernelxai._memory`). This is what any NumPy program does the first time it
+    test, see ``kernelxai._memory``). This is what any NumPy program does the first time it
     frees a large array, done early.
 
     It changes the allocator of the whole process, so kernelxai never does it by itself
@@ -159,7 +158,6 @@ def primed() -> bool:
 
     Examples
     --------
-    >>> from kernelxai._memory import primed
     >>> isinstance(primed(), bool)
     True
     """
@@ -181,7 +179,6 @@ def reused_bytes() -> int:
 
     Examples
     --------
-    >>> from kernelxai._memory import DEFAULT_THRESHOLD, PRIMED_BYTES, reused_bytes
     >>> reused_bytes() in (DEFAULT_THRESHOLD, PRIMED_BYTES)
     True
     """

@@ -32,7 +32,7 @@ Before the function runs, the wrapper
   :class:`Data`, :class:`Groups`, ...) and refuses it with
   ``"{name}={value} of {entry} must be {what is accepted}"``;
 * densifies a scipy sparse ``X`` / background (:class:`Data`, through
-  :func:`kernelxai._validation.densify`), so every entry point takes sparse
+  ``kernelxai._validation.densify``), so every entry point takes sparse
   input as ``kx.explain`` does.
 
 Refusals are :class:`InvalidOptionError` (a TypeError and a ValueError).
@@ -98,7 +98,7 @@ def _abbreviates(short: str, long: str) -> bool:
     return all(c in letters for c in short)
 
 
-def closest(word: object, candidates: Iterable[object], n: int = 1) -> list[str]:
+def closest(word: object, candidates: Iterable[object], n: int = 1, *, ignore_case: bool = True) -> list[str]:
     """The candidates closest to a misspelt ``word``, best first: the one "did you mean" rule.
 
     Close means :func:`difflib.get_close_matches` (similarity at least 0.6),
@@ -114,6 +114,9 @@ def closest(word: object, candidates: Iterable[object], n: int = 1) -> list[str]
         The accepted names (non-strings are compared by their ``str``).
     n : int, default 1
         At most this many suggestions.
+    ignore_case : bool, default True
+        Compare without case (keywords: ``x`` for ``X``); False where case makes
+        two different names (a notebook's variables).
 
     Returns
     -------
@@ -132,11 +135,12 @@ def closest(word: object, candidates: Iterable[object], n: int = 1) -> list[str]
     if not isinstance(word, str):
         return []
     names = [str(c) for c in candidates]
+    fold = str.lower if ignore_case else str
     folded = {}
-    for c in names:            # compared without case (x for X), answered as accepted
-        folded.setdefault(c.lower(), c)
-    close = difflib.get_close_matches(word.lower(), list(folded), n=max(len(folded), 1))
-    close = sorted(close, key=lambda c: not _abbreviates(word.lower(), c))   # stable: similarity order kept
+    for c in names:            # compared as folded (x for X), answered as accepted
+        folded.setdefault(fold(c), c)
+    close = difflib.get_close_matches(fold(word), list(folded), n=max(len(folded), 1))
+    close = sorted(close, key=lambda c: not _abbreviates(fold(word), c))   # stable: similarity order kept
     return [folded[c] for c in close[:n]]
 
 
@@ -444,7 +448,7 @@ class Data(Constraint):
 
     A sparse matrix becomes a dense ndarray when its dense copy fits in
     ``kx.get_config()["max_memory"]`` and is refused by name otherwise
-    (:func:`kernelxai._validation.densify`); everything else is handed on as
+    (``kernelxai._validation.densify``); everything else is handed on as
     given -- its shape, values and columns are checked where the function
     knows what they must be.
     """
@@ -513,7 +517,7 @@ class Checked(Constraint):
     """A value checked by a function of its own (``check(value) -> value``, raising with its own message).
 
     For parameters many entry points share and one checker already owns, e.g.
-    ``n_jobs`` (:func:`kernelxai.parallel.check_n_jobs`): declared here, refused there.
+    ``n_jobs`` (``kernelxai.parallel._chunking.check_n_jobs``): declared here, refused there.
     """
 
     checker: Callable[[Any], Any] | None = None
@@ -712,13 +716,13 @@ class Declaration:
                         if new in self.names or new in self.constraints
                         if new != "seed" or takes_seed}
         self.keywords = frozenset(self.names) | frozenset(self.constraints)
-        #: (name, position in *args or None, constraint)
         #: the defaults of the signature (what the consumers see for parameters not given)
         self.defaults = {k: p.default for k, p in params.items() if p.default is not p.empty}
         #: the parameters that may be given by position (``self`` included), in order
         self.positional = tuple(k for k, p in params.items()
                                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
         positions = {k: i for i, k in enumerate(self.positional)}
+        #: (name, position in *args or None, constraint)
         self._checks = tuple((k, positions.get(k), c) for k, c in self.constraints.items())
 
     def accepted(self) -> list[str]:

@@ -273,14 +273,14 @@ def with_helpers(work: Callable[[], None], n_jobs: int) -> None:
     error = None
     try:
         work()
-    except BaseException as exc:  # noqa: BLE001 - raised again below, once the helpers are done
+    except BaseException as exc:  # raised again below, once the helpers are done
         error = exc
     for future in futures:
         if future.cancel():
             continue
         try:
             future.result()
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # the first error is raised, after every helper is done
             error = error if error is not None else exc
     if error is not None:
         raise error

@@ -535,6 +535,36 @@ class ParameterExplorer:
         display(self.widget)
 
 
+def _gp_training_data(X, y, feature_names):
+    """``(X, y, names)`` of :func:`gp_explorer` checked: X (n >= 2, d), y (n,), finite; d names."""
+    names = list(getattr(X, "columns", [])) if feature_names is None else list(feature_names)
+    Xa = np.asarray(X, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    if Xa.ndim != 2 or Xa.shape[0] < 2:
+        raise ValueError(f"X must be a 2-D array (n, d) with n >= 2 rows; got shape {np.shape(X)}")
+    n, d = Xa.shape
+    if ya.shape != (n,):
+        raise ValueError(f"y must have shape ({n},), one target per row of X; got {np.shape(y)}")
+    if not (np.all(np.isfinite(Xa)) and np.all(np.isfinite(ya))):
+        raise ValueError("X and y must be finite")
+    names = [str(f) for f in names] or [f"x{j}" for j in range(d)]
+    if len(names) != d:
+        raise ValueError(f"feature_names has {len(names)} entries; X has {d} columns")
+    return Xa, ya, names
+
+
+def _noise_levels(noise_levels):
+    """The offered noise levels as a list of positive floats."""
+    try:
+        levels = np.atleast_1d(np.asarray(noise_levels, dtype=float))
+    except (TypeError, ValueError):
+        levels = np.array([np.nan])
+    if levels.ndim != 1 or levels.size == 0 or not np.all(np.isfinite(levels)) or np.any(levels <= 0):
+        raise ValueError("noise_levels must be a non-empty sequence of positive numbers; "
+                         f"got {noise_levels!r}")
+    return [float(v) for v in levels]
+
+
 def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2, 1e-1, 0.5),
                 feature_names=None) -> ipywidgets.VBox:
     """Stochastic Shapley values of a GP at one point, as the noise level moves.
@@ -599,27 +629,9 @@ def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2,
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
-    names = list(getattr(X, "columns", [])) if feature_names is None else list(feature_names)
-    Xa = np.asarray(X, dtype=float)
-    ya = np.asarray(y, dtype=float)
-    if Xa.ndim != 2 or Xa.shape[0] < 2:
-        raise ValueError(f"X must be a 2-D array (n, d) with n >= 2 rows; got shape {np.shape(X)}")
+    Xa, ya, names = _gp_training_data(X, y, feature_names)
     n, d = Xa.shape
-    if ya.shape != (n,):
-        raise ValueError(f"y must have shape ({n},), one target per row of X; got {np.shape(y)}")
-    if not (np.all(np.isfinite(Xa)) and np.all(np.isfinite(ya))):
-        raise ValueError("X and y must be finite")
-    names = [str(f) for f in names] or [f"x{j}" for j in range(d)]
-    if len(names) != d:
-        raise ValueError(f"feature_names has {len(names)} entries; X has {d} columns")
-    try:
-        levels = np.atleast_1d(np.asarray(noise_levels, dtype=float))
-    except (TypeError, ValueError):
-        levels = np.array([np.nan])
-    if levels.ndim != 1 or levels.size == 0 or not np.all(np.isfinite(levels)) or np.any(levels <= 0):
-        raise ValueError("noise_levels must be a non-empty sequence of positive numbers; "
-                         f"got {noise_levels!r}")
-    levels = [float(v) for v in levels]
+    levels = _noise_levels(noise_levels)
     if kernel is None:
         scale = Xa.std(axis=0)
         kernel = ConstantKernel(1.0) * RBF(length_scale=np.where(scale > 0, scale, 1.0))

@@ -56,7 +56,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_notebooks import split_cells, sync  # noqa: E402  (one percent-format reader and writer)
+from build_notebooks import split_cells, sync  # one percent-format reader and writer
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "notebooks" / "exercises"
@@ -186,30 +186,30 @@ def validate(nb):
         where = f"cell {position} ({src.strip().splitlines()[0] if src.strip() else 'empty'!r})"
         has_solution = any(line.strip() == BEGIN_SOLUTION for line in src.split("\n"))
         has_hidden = BEGIN_HIDDEN in src
-        if meta is None:
-            if has_solution:
-                raise ValueError(f"{where}: a solution region in a cell not marked as a solution cell")
-            if has_hidden:
-                raise ValueError(f"{where}: a hidden-test region in a cell not marked as a grade cell")
-            continue
-        for key in ("schema_version", "grade", "locked", "solution"):
-            if key not in meta:
-                raise ValueError(f"{where}: nbgrader metadata lacks {key!r}")
-        if meta["grade"] or meta["solution"] or meta["locked"]:
-            gid = meta.get("grade_id", "")
-            if not re.fullmatch(r"[A-Za-z0-9_\-]+", gid):
-                raise ValueError(f"{where}: grade_id {gid!r} must be non-empty letters, digits, _ or -")
-            if gid in seen:
-                raise ValueError(f"{where}: duplicate grade_id {gid!r}")
-            seen.add(gid)
-        if meta["grade"] and "points" not in meta:
-            raise ValueError(f"{where}: a grade cell needs points")
-        if has_solution and not meta["solution"]:
+        if meta is not None:
+            _validate_metadata(meta, where, seen)
+        if has_solution and not (meta or {}).get("solution"):
             raise ValueError(f"{where}: a solution region in a cell not marked as a solution cell")
-        if has_hidden and not meta["grade"]:
+        if has_hidden and not (meta or {}).get("grade"):
             raise ValueError(f"{where}: a hidden-test region in a cell not marked as a grade cell")
-        if cell["cell_type"] == "markdown" and meta["grade"] != meta["solution"]:
+        if meta is not None and cell["cell_type"] == "markdown" and meta["grade"] != meta["solution"]:
             raise ValueError(f"{where}: a markdown cell must be both a grade and a solution cell, or neither")
+
+
+def _validate_metadata(meta, where, seen):
+    """One cell's nbgrader metadata: the schema's keys, a unique grade_id, points for a grade cell."""
+    for key in ("schema_version", "grade", "locked", "solution"):
+        if key not in meta:
+            raise ValueError(f"{where}: nbgrader metadata lacks {key!r}")
+    if meta["grade"] or meta["solution"] or meta["locked"]:
+        gid = meta.get("grade_id", "")
+        if not re.fullmatch(r"[A-Za-z0-9_\-]+", gid):
+            raise ValueError(f"{where}: grade_id {gid!r} must be non-empty letters, digits, _ or -")
+        if gid in seen:
+            raise ValueError(f"{where}: duplicate grade_id {gid!r}")
+        seen.add(gid)
+    if meta["grade"] and "points" not in meta:
+        raise ValueError(f"{where}: a grade cell needs points")
 
 
 def _replace_solutions(source, stub):

@@ -57,16 +57,18 @@ def split_cells(text, header, read_header, name="<source>"):
         current[1].append(line)
     if current is not None:
         cells.append(current)
-    out = []
-    for kind, lines, value in cells:
-        while lines and not lines[-1].strip():
-            lines.pop()
-        while lines and not lines[0].strip():
-            lines.pop(0)
-        if kind == "markdown":
-            lines = [ln[2:] if ln.startswith("# ") else ln.lstrip("#") for ln in lines]
-        out.append((kind, "\n".join(lines), value))
-    return out
+    return [(kind, _cell_source(kind, lines), value) for kind, lines, value in cells]
+
+
+def _cell_source(kind, lines):
+    """A cell's lines without blank lines at either end (and markdown without its ``#``) as one text."""
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if kind == "markdown":
+        lines = [ln[2:] if ln.startswith("# ") else ln.lstrip("#") for ln in lines]
+    return "\n".join(lines)
 
 
 def parse(text):

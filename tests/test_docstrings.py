@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
-from kx_names import documented_objects  # noqa: E402
+from kx_names import documented_objects
 
 OBJECTS = documented_objects()
 SECTION = re.compile(r"^([A-Z][A-Za-z ]+)\n-{3,}\s*$", re.M)

@@ -28,34 +28,50 @@ def _v(table, members):
     return table[sum(1 << i for i in members)]
 
 
-def brute_force(table, d, index):
-    """(order-1 terms (d,), pairs (d, d)) of ``index`` for a table of worths indexed by bitmask."""
-    table = np.asarray(table, dtype=float)
-    players = range(d)
+def _brute_shapley(table, d):
+    """Shapley values from the definition: weighted marginal contributions over all coalitions."""
     phi = np.zeros(d)
-    for i in players:
-        others = [p for p in players if p != i]
+    for i in range(d):
+        others = [p for p in range(d) if p != i]
         for s in range(d):
             for S in itertools.combinations(others, s):
                 w = math.factorial(s) * math.factorial(d - s - 1) / math.factorial(d)
                 phi[i] += w * (_v(table, S + (i,)) - _v(table, S))
+    return phi
+
+
+def _pair_weight(index, d, s):
+    """The weight of a pair's discrete derivative at a coalition of size s (None: the index has none)."""
+    if index in ("SII", "k-SII"):
+        return math.factorial(s) * math.factorial(d - 2 - s) / math.factorial(d - 1)
+    if index == "STII":
+        return (2 / d) / math.comb(d - 1, s)
+    return None
+
+
+def _brute_pairs(table, d, index):
+    """Pair terms from the definition: weighted discrete derivatives over the coalitions without the pair."""
     pairs = np.zeros((d, d))
-    for i, j in itertools.combinations(players, 2):
-        others = [p for p in players if p not in (i, j)]
+    for i, j in itertools.combinations(range(d), 2):
+        others = [p for p in range(d) if p not in (i, j)]
         total = 0.0
         for s in range(d - 1):
-            if index in ("SII", "k-SII"):
-                w = math.factorial(s) * math.factorial(d - 2 - s) / math.factorial(d - 1)
-            elif index == "STII":
-                w = (2 / d) / math.comb(d - 1, s)
-            else:
-                w = None
+            w = _pair_weight(index, d, s)
             for S in itertools.combinations(others, s):
                 delta = (_v(table, S + (i, j)) - _v(table, S + (i,)) - _v(table, S + (j,))
                          + _v(table, S))
                 if w is not None:
                     total += w * delta
         pairs[i, j] = pairs[j, i] = total
+    return pairs
+
+
+def brute_force(table, d, index):
+    """(order-1 terms (d,), pairs (d, d)) of ``index`` for a table of worths indexed by bitmask."""
+    table = np.asarray(table, dtype=float)
+    players = range(d)
+    phi = _brute_shapley(table, d)
+    pairs = _brute_pairs(table, d, index)
     if index == "FSII":
         return faith_shap_wls(table, d)
     if index == "SII":

@@ -171,15 +171,19 @@ def _strongly_connected(graph):
                 if work:
                     low[work[-1][0]] = min(low[work[-1][0]], low[node])
                 if low[node] == index[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    out.append(sorted(component))
+                    out.append(_pop_component(stack, on_stack, node))
     return out
+
+
+def _pop_component(stack, on_stack, root):
+    """The members of Tarjan's stack down to ``root``, popped, sorted: one strongly connected component."""
+    component = []
+    while True:
+        member = stack.pop()
+        on_stack.discard(member)
+        component.append(member)
+        if member == root:
+            return sorted(component)
 
 
 def _a_cycle(graph, component):

@@ -204,7 +204,7 @@ def test_single_reference_oracle():
 def test_single_reference_mean_is_the_interventional_shapley_value():
     rng = np.random.default_rng(3)
     X, R = rng.normal(size=(4, 4)), rng.normal(size=(7, 4))
-    f = lambda A: np.sin(A[:, 0]) * A[:, 1] + A[:, 2] * A[:, 3] ** 2  # noqa: E731
+    f = lambda A: np.sin(A[:, 0]) * A[:, 1] + A[:, 2] * A[:, 3] ** 2
 
     def interventional(z):
         comp = np.where(z[:, None, None, :], X[None, :, None, :], R[None, None, :, :])
@@ -239,7 +239,7 @@ def test_single_reference_interval_coverage(method):
     d, K, repeats = 4, 25, 300
     mu = np.array([0.5, -1.0, 0.0, 1.0])
     x = np.array([1.0, 0.5, -0.5, 2.0])
-    f = lambda A: A[:, 0] + 2 * A[:, 1] * A[:, 2] + A[:, 3] ** 2 - A[:, 0] * A[:, 3]  # noqa: E731
+    f = lambda A: A[:, 0] + 2 * A[:, 1] * A[:, 2] + A[:, 3] ** 2 - A[:, 0] * A[:, 3]
 
     def population(z):  # E f(x_S, R_{S^c}) with R ~ N(mu, I): means and second moments
         m = np.where(z, x, mu)

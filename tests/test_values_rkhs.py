@@ -376,8 +376,8 @@ def test_banana_conditional_mean_against_adaptive_quadrature(b):
     xs = np.array([-3.0, -0.7, 0.0, 0.4, 2.5, 9.0])
     got = rkhs_shap.banana_conditional_u(xs, b, v)
     for x, g in zip(xs, got):
-        u = lambda z: (z * z - v) / b  # noqa: E731
-        dens = lambda z, k: u(z) ** k * np.exp(-z * z / (2 * v) - (x - u(z)) ** 2 / 2)  # noqa: E731
+        u = lambda z: (z * z - v) / b
+        dens = lambda z, k: u(z) ** k * np.exp(-z * z / (2 * v) - (x - u(z)) ** 2 / 2)
         pts = [np.sqrt(v + b * x)] if v + b * x > 0 else None
         num = integrate.quad(dens, 0, 40, args=(1,), points=pts, limit=400, epsabs=0, epsrel=1e-12)[0]
         den = integrate.quad(dens, 0, 40, args=(0,), points=pts, limit=400, epsabs=0, epsrel=1e-12)[0]

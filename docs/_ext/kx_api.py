@@ -65,50 +65,50 @@ def _autosummary(title, names) -> list[str]:
             + [f"   {n}" for n in names] + ["```", ""])
 
 
-def _page(title, module, names, owner, pages) -> str:
-    """The Markdown of one page: the module's docstring, its names by group, constants, modules."""
-    if is_private(title):
-        raise ValueError(f"the API reference would get a page for the private module {title}")
+def _sort(title, module, names, owner) -> tuple[list, list, list, list]:
+    """The page's names as (own, elsewhere, constants, modules); claims the objects it documents."""
     own, elsewhere, constants, modules = [], [], [], []
     for n in names:
         obj = getattr(module, n)
         if isinstance(obj, types.ModuleType):
             modules.append(obj)
-            continue
-        if not (inspect.isclass(obj) or inspect.isroutine(obj) or callable(obj)):
+        elif not (inspect.isclass(obj) or inspect.isroutine(obj) or callable(obj)):
             constants.append(n)
-            continue
-        key = id(obj) if (inspect.isclass(obj) or inspect.isroutine(obj)) else None
-        if key is not None and key in owner:
-            elsewhere.append((n, owner[key]))
+        elif (inspect.isclass(obj) or inspect.isroutine(obj)) and id(obj) in owner:
+            elsewhere.append((n, owner[id(obj)]))
         else:
             own.append(n)
-            if key is not None:
-                owner[key] = f"{title}.{n}"
+            if inspect.isclass(obj) or inspect.isroutine(obj):
+                owner[id(obj)] = f"{title}.{n}"
+    return own, elsewhere, constants, modules
+
+
+def _module_list(modules, pages) -> list[str]:
+    """A reST list of modules, each linked to its page, with its docstring's first paragraph."""
+    lines = ["```{eval-rst}"]
+    for mod in modules:
+        name = mod.__name__
+        link = f":py:mod:`{name}`" if name in pages else f"``{name}``"
+        lines += [f"* {link} -- {_summary(mod)}" if _summary(mod) else f"* {link}"]
+    return [*lines, "```", ""]
+
+
+def _page(title, module, names, owner, pages) -> str:
+    """The Markdown of one page: the module's docstring, its names by group, constants, modules."""
+    if is_private(title):
+        raise ValueError(f"the API reference would get a page for the private module {title}")
+    own, elsewhere, constants, modules = _sort(title, module, names, owner)
     lines = [f"# `{title}`", "", "```{eval-rst}", f".. automodule:: {title}", "   :no-members:", "```", ""]
     for heading, group in groups(module, own):
-        if not group:
-            continue
-        if heading:
-            lines += [f"## {heading}", ""]
-        lines += _autosummary(title, group)
+        lines += ([f"## {heading}", ""] if heading else []) + _autosummary(title, group)
     if constants:
         lines += ["## Constants", "", "```{eval-rst}"]
-        for n in constants:
-            lines += _constant(title, module, n)
+        lines += [line for n in constants for line in _constant(title, module, n)]
         lines += ["```", ""]
     if title == "kernelxai":  # the stages, each a page of its own
-        modules = [importlib.import_module(p) for p in pages]
-        lines += ["## The stages", ""]
+        lines += ["## The stages", "", *_module_list([importlib.import_module(p) for p in pages], pages)]
     elif modules:
-        lines += ["## Modules", ""]
-    if modules:  # reST, as the docstrings' first paragraphs are
-        lines += ["```{eval-rst}"]
-        for mod in modules:
-            name = mod.__name__
-            link = f":py:mod:`{name}`" if name in pages else f"``{name}``"
-            lines += [f"* {link} -- {_summary(mod)}" if _summary(mod) else f"* {link}"]
-        lines += ["```", ""]
+        lines += ["## Modules", "", *_module_list(modules, pages)]
     if elsewhere:
         lines += ["Also here (documented once, where first listed):", ""]
         lines += [f"- `{title}.{n}`: {{py:obj}}`{target}`" for n, target in elsewhere]
@@ -151,16 +151,29 @@ def public_bases(app, name, obj, options, bases) -> None:
     """Show a class's base classes under their public names (``autodoc-process-bases``).
 
     A base defined in a private module of kernelxai (``kernelxai.games._game_types.Game``) is
-    replaced by a cross-reference to its public name (``kernelxai.Game``), or by its plain name
-    when it has none; other bases (scikit-learn's, ``object``) stay as they are.
+    replaced by a cross-reference to its public name (``kernelxai.Game``); a base that has no
+    public name (a private helper class) by its own nearest public bases, so that the page names
+    only public classes. Other bases (scikit-learn's) stay as they are; ``object`` is left out
+    when other bases remain.
     """
     names = public_names()
-    for i, base in enumerate(bases):
+
+    def shown(base) -> list:
         module = getattr(base, "__module__", "") or ""
         if not (module.startswith("kernelxai") and is_private(module)):
-            continue
-        public = names.get(id(base))
-        bases[i] = f":py:class:`~{public}`" if public else f"``{getattr(base, '__qualname__', base)}``"
+            return [base]
+        if id(base) in names:
+            return [f":py:class:`~{names[id(base)]}`"]
+        return [b for parent in base.__bases__ for b in shown(parent)]
+
+    out = []
+    for base in list(bases):
+        for b in shown(base):
+            if all(b is not o and b != o for o in out):
+                out.append(b)
+    if len(out) > 1:
+        out = [b for b in out if b is not object]
+    bases[:] = out or [object]
 
 
 def setup(app):

@@ -160,24 +160,15 @@ def groups(module: types.ModuleType, names: list[str]) -> list[tuple[str, list[s
     >>> heading, first
     ('Entry points', ['explain'])
     """
-    try:
-        source = inspect.getsource(module)
-    except (OSError, TypeError):
-        return [("", list(names))]
-    tree = ast.parse(source)
-    span = None
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
-            span = (node.lineno, node.end_lineno)
-    if span is None:
+    lines = _all_source(module)
+    if lines is None:
         return [("", list(names))]
     heading, found, placed = "", [], set()
     current: list[str] = []
-    for line in source.splitlines()[span[0] - 1:span[1]]:
+    for line in lines:
         stripped = line.strip()
         if stripped.startswith("#"):
-            if current:
-                found.append((heading, current))
+            found.append((heading, current))
             text = stripped.lstrip("#").strip()
             heading, current = text[:1].upper() + text[1:], []
             continue
@@ -185,12 +176,21 @@ def groups(module: types.ModuleType, names: list[str]) -> list[tuple[str, list[s
             if literal in names and literal not in placed:
                 current.append(literal)
                 placed.add(literal)
-    if current:
-        found.append((heading, current))
-    rest = [n for n in names if n not in placed]
-    if rest:
-        found.append(("", rest))
-    return found
+    found += [(heading, current), ("", [n for n in names if n not in placed])]
+    return [(h, group) for h, group in found if group]
+
+
+def _all_source(module: types.ModuleType) -> list[str] | None:
+    """The source lines of the module's ``__all__ = [...]`` assignment (None if it has none)."""
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return None
+    span = None
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            span = (node.lineno, node.end_lineno)
+    return None if span is None else source.splitlines()[span[0] - 1:span[1]]
 
 
 def documented_objects() -> list[tuple[str, object]]:

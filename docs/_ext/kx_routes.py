@@ -1,7 +1,8 @@
 """Check that the routes tables of ``routes.md`` are the ones the code generates today.
 
 Takes the registered converters and their example models; runs ``kernelxai.workbench._routes``
-(a private module: this extension is a developer tool, as the tests are; the converters, and the route ``kx.explain`` takes per model, kernel and value function) at the
+(a private module: this extension is a developer tool, as the tests are), which tables the
+converters and the route ``kx.explain`` takes per model, kernel and value function, at the
 start of every build and compares its two Markdown tables with the ones between the markers of
 ``docs/routes.md``. A table that is out of date is a warning, so ``sphinx-build -W`` fails rather
 than publish it; ``python -m kernelxai.workbench._routes --update docs/routes.md`` rewrites them.

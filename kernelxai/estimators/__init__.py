@@ -1,7 +1,7 @@
 """Estimators: from a game to Shapley values (and interactions), as declared plug-ins.
 
 Takes games (:mod:`kernelxai.games`) and hands on arrays of values with their
-intervals, which :func:`kx.shapley_values <kernelxai.estimators._shapley.shapley_values>`
+intervals, which :func:`kx.shapley_values <kernelxai.shapley_values>`
 wraps in an :class:`~kernelxai.explanation.Explanation`. Each estimator module
 holds one family and registers it with
 :func:`~kernelxai.estimators.register`:
@@ -32,7 +32,7 @@ The product routes behind ``quadrature``: ``product`` (the face: ``product_shapl
 options once; ``method="auto"`` asks every applicable estimator for its cost.
 """
 
-from . import _bayes, _exact, _kernelshap, _permutation, _quadrature  # noqa: F401  (registration)
+from . import _bayes, _exact, _kernelshap, _permutation, _quadrature  # registration
 from ._choose import choose
 from ._common import t_interval
 from ._product import PrecisionError, estimate_nodes, gauss_legendre_01, product_shapley, reference_shapley

@@ -17,6 +17,7 @@ from scipy.special import logsumexp
 
 from .._validation import check_level, check_positive_int
 from ..games import coalition_size_distribution, sample_coalitions
+from ..games._game_types import check_coalitions
 from ._common import as_instances, block_elements, evaluate_blocks, progress_bar
 from ._registry import Cost, Estimator, EstimatorResult, InvalidOptionError, Option, register
 
@@ -276,6 +277,114 @@ def perturbations_to_go(widths, target_width, n_current) -> np.ndarray | np.int6
     return np.ceil(np.clip(needed, 0, MAX_FORECAST)).astype(np.int64)
 
 
+def _check_prior_strength(prior_strength):
+    if not (isinstance(prior_strength, (int, float)) and not isinstance(prior_strength, bool)
+            and prior_strength >= 0 and math.isfinite(prior_strength)):
+        raise InvalidOptionError(f"prior_strength must be a finite number >= 0; got {prior_strength!r}")
+    return prior_strength
+
+
+class _BayesRun:
+    """One run of Bayesian SHAP: the game, the random stream and the options it draws and fits with."""
+
+    def __init__(self, game, rng, options, v_empty, total, prior_strength):
+        self.game, self.rng, self.options = game, rng, options
+        self.d = game.n_players
+        self.v_empty, self.total, self.prior_strength = v_empty, total, prior_strength
+        self.paired, self.efficiency = options["paired"], options["efficiency"]
+        self.max_elements = block_elements(options["max_elements"])
+
+    def draw(self, k):
+        if self.paired and k % 2:
+            k += 1
+        return sample_coalitions(self.d, k, self.rng, paired=self.paired)
+
+    def evaluate(self, z):
+        return evaluate_blocks(self.game, z, self.max_elements, False) - self.v_empty
+
+    def fit(self, z, y, w):
+        return _fit_bayes(z, y, w, self.total, self.prior_strength, self.efficiency)
+
+    def fixed_design(self):
+        """``(z, posterior)`` of the coalitions (and weights) the caller gave."""
+        options, d = self.options, self.d
+        if options["focused"] or options["target_width"] is not None:
+            raise InvalidOptionError("a fixed design (coalitions=...) cannot be combined with "
+                                     "focused sampling or target_width")
+        z = check_coalitions(np.asarray(options["coalitions"]), d)[0]
+        inner = (z.sum(axis=1) > 0) & (z.sum(axis=1) < d)
+        if not inner.all():
+            raise ValueError("coalitions must exclude the empty and the full coalition (their "
+                             "worths enter exactly, as v(empty) and the efficiency constraint)")
+        weights = options["weights"]
+        w = np.ones(len(z)) if weights is None else np.asarray(weights, dtype=float)
+        if w.shape != (len(z),):
+            raise ValueError(f"weights must have one entry per coalition ({len(z)}); got {w.shape}")
+        return z, self.fit(z, self.evaluate(z), w)
+
+    def sampled(self, n_samples):
+        """``(z, posterior)`` of coalitions drawn from the Shapley kernel, in rounds until done."""
+        options = self.options
+        if options["weights"] is not None:
+            raise InvalidOptionError("weights are only accepted with a fixed design (coalitions=...)")
+        focused = options["focused"]
+        max_samples = options["max_samples"] or max(n_samples, 100_000)
+        batch = options["batch_size"] or max(2 * self.d, n_samples // 4)
+        n_cand = options["n_candidates"] or 10 * batch
+        first = max(2, n_samples // 2) if (focused and options["target_width"] is None) else n_samples
+        z = self.draw(min(first, max_samples))
+        w = np.ones(len(z))
+        y = self.evaluate(z)
+        post = self.fit(z, y, w)
+        # every round adds at least one coalition and at most max_samples are drawn, so the
+        # loop is bounded; with a target width a round at least doubles the sample when the
+        # forecast is far off, so it takes at most ~log2(max_samples) rounds
+        with progress_bar(None, "Bayesian SHAP", "coalition", options["progress"]) as bar:
+            while len(z) < max_samples:
+                k = self._round_size(post, len(z), n_samples, batch, max_samples)
+                if k == 0:
+                    break
+                if focused:
+                    z_new, w_new = self._focused(post, k, n_cand)
+                else:
+                    z_new = self.draw(k)
+                    w_new = np.ones(len(z_new))
+                z = np.concatenate([z, z_new])
+                w = np.concatenate([w, w_new])
+                y = np.concatenate([y, self.evaluate(z_new)])
+                post = self.fit(z, y, w)
+                bar.update(len(z_new))
+        return z, post
+
+    def _round_size(self, post, m, n_samples, batch, max_samples):
+        """Coalitions to draw in the next round after ``m`` (0: done)."""
+        target_width = self.options["target_width"]
+        if target_width is not None:
+            lo, hi = post.interval(self.options["level"])
+            to_go = int(perturbations_to_go(hi - lo, target_width, m).max())
+            if to_go == 0:
+                return 0
+            return min(max(to_go, 2), max(batch, m), max_samples - m)
+        if m >= n_samples:
+            return 0
+        return min(batch, n_samples - m)
+
+    def _focused(self, post, k, n_cand):
+        """``k`` coalitions picked by leverage from ``n_cand`` candidates, with their importance weights."""
+        cand = self.draw(n_cand)
+        h = _leverage(cand, post.V)
+        T = float(np.mean(h)) if self.options["temperature"] is None else self.options["temperature"]
+        if not T > 0:
+            T = 1.0
+        with np.errstate(over="ignore", under="ignore"):
+            logits = (h - h.max()) / T              # <= 0: exp cannot overflow
+            logq = logits - logsumexp(logits)       # stable softmax (log-sum-exp)
+            q = np.exp(logq)
+        pick = self.rng.choice(len(cand), size=k, p=q / q.sum())
+        # importance weights keep the Shapley kernel as the regression's target
+        return cand[pick], np.exp(-logq[pick]) / len(cand)
+
+
 @register
 class BayesSHAP(Estimator):
     """Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020).
@@ -367,91 +476,15 @@ class BayesSHAP(Estimator):
             return EstimatorResult(total[:, None], v_empty, zero, total[:, None], total[:, None],
                                    budget=2, meta={"sampling": "one player: phi = v(all) - v(empty)",
                                                    "level": level})
-        prior_strength = options["prior_strength"]
-        if not (isinstance(prior_strength, (int, float)) and not isinstance(prior_strength, bool)
-                and prior_strength >= 0 and math.isfinite(prior_strength)):
-            raise InvalidOptionError(f"prior_strength must be a finite number >= 0; got {prior_strength!r}")
+        prior_strength = _check_prior_strength(options["prior_strength"])
         target_width = options["target_width"]
         focused, paired, efficiency = options["focused"], options["paired"], options["efficiency"]
-        max_elements = block_elements(options["max_elements"])
-
-        def draw(k):
-            if paired and k % 2:
-                k += 1
-            return sample_coalitions(d, k, rng, paired=paired)
-
-        def evaluate(z):
-            return evaluate_blocks(game, z, max_elements, False) - v_empty
-
+        sampler = _BayesRun(game, rng, options, v_empty, total, prior_strength)
         if options["coalitions"] is not None:  # a fixed design
-            if focused or target_width is not None:
-                raise InvalidOptionError("a fixed design (coalitions=...) cannot be combined with "
-                                         "focused sampling or target_width")
-            z = game._check_coalitions(np.asarray(options["coalitions"]))[0]
-            inner = (z.sum(axis=1) > 0) & (z.sum(axis=1) < d)
-            if not inner.all():
-                raise ValueError("coalitions must exclude the empty and the full coalition (their "
-                                 "worths enter exactly, as v(empty) and the efficiency constraint)")
-            weights = options["weights"]
-            w = np.ones(len(z)) if weights is None else np.asarray(weights, dtype=float)
-            if w.shape != (len(z),):
-                raise ValueError(f"weights must have one entry per coalition ({len(z)}); got {w.shape}")
-            y = evaluate(z)
-            post = _fit_bayes(z, y, w, total, prior_strength, efficiency)
+            z, post = sampler.fixed_design()
             sampling = "fixed design"
         else:
-            if options["weights"] is not None:
-                raise InvalidOptionError("weights are only accepted with a fixed design (coalitions=...)")
-            n_samples = self._n_first(game, options)
-            max_samples = options["max_samples"] or max(n_samples, 100_000)
-            batch = options["batch_size"] or max(2 * d, n_samples // 4)
-            n_cand = options["n_candidates"] or 10 * batch
-            first = max(2, n_samples // 2) if (focused and target_width is None) else n_samples
-            z = draw(min(first, max_samples))
-            w = np.ones(len(z))
-            y = evaluate(z)
-            post = _fit_bayes(z, y, w, total, prior_strength, efficiency)
-
-            def widths_of(post):
-                lo, hi = post.interval(level)
-                return hi - lo
-
-            # every round adds at least one coalition and at most max_samples are drawn, so the
-            # loop is bounded; with a target width a round at least doubles the sample when the
-            # forecast is far off, so it takes at most ~log2(max_samples) rounds
-            with progress_bar(None, "Bayesian SHAP", "coalition", options["progress"]) as bar:
-                while len(z) < max_samples:
-                    if target_width is not None:
-                        to_go = int(perturbations_to_go(widths_of(post), target_width, len(z)).max())
-                        if to_go == 0:
-                            break
-                        k = min(max(to_go, 2), max(batch, len(z)), max_samples - len(z))
-                    else:
-                        if len(z) >= n_samples:
-                            break
-                        k = min(batch, n_samples - len(z))
-                    if focused:
-                        cand = draw(n_cand)
-                        h = _leverage(cand, post.V)
-                        T = float(np.mean(h)) if options["temperature"] is None else options["temperature"]
-                        if not T > 0:
-                            T = 1.0
-                        with np.errstate(over="ignore", under="ignore"):
-                            logits = (h - h.max()) / T              # <= 0: exp cannot overflow
-                            logq = logits - logsumexp(logits)       # stable softmax (log-sum-exp)
-                            q = np.exp(logq)
-                        pick = rng.choice(len(cand), size=k, p=q / q.sum())
-                        z_new = cand[pick]
-                        # importance weights keep the Shapley kernel as the regression's target
-                        w_new = np.exp(-logq[pick]) / len(cand)
-                    else:
-                        z_new = draw(k)
-                        w_new = np.ones(len(z_new))
-                    z = np.concatenate([z, z_new])
-                    w = np.concatenate([w, w_new])
-                    y = np.concatenate([y, evaluate(z_new)])
-                    post = _fit_bayes(z, y, w, total, prior_strength, efficiency)
-                    bar.update(len(z_new))
+            z, post = sampler.sampled(self._n_first(game, options))
             sampling = ("focused (leverage-weighted, importance-reweighted) samples from the Shapley "
                         "kernel" if focused else
                         ("paired samples" if paired else "independent samples") + " from the Shapley kernel")

@@ -25,7 +25,7 @@ asked for), computed from each index's *definition*, not from its Moebius weight
     :math:`\sum_{S} \big(v(S) - \sum_{T \subseteq S} \beta_T\big)^2` over all 2^d coalitions.
 
 The derivative weights p are :meth:`InteractionIndex.derivative_weight`. The Moebius
-route (:func:`~kernelxai.estimators._interaction_indices.from_moebius`) and the product
+route (``kernelxai.estimators._interaction_indices.from_moebius``) and the product
 route (``_interaction_product_orders``) are checked against this.
 """
 
@@ -34,8 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..games._game_types import Game, tabulate
-from ._interaction_indices import (InteractionIndex, all_sets, bernoulli_numbers, get_index, lex_rank,
-                                   set_masks)
+from ._interaction_indices import InteractionIndex, all_sets, bernoulli_numbers, get_index, lex_rank, set_masks
 
 __all__ = ["MAX_ENUMERATION_PLAYERS", "OrderValues", "as_worths", "enumerate_interactions"]
 
@@ -63,7 +62,7 @@ class OrderValues:
         """``{tuple(set): values[:, j]}`` for the dense and sets layouts (values of all instances)."""
         if self.layout == "top":
             raise ValueError("top= results differ by instance; read .sets[i] and .values[i]")
-        return {tuple(int(p) for p in s): self.values[:, j] for j, s in enumerate(self.sets)}
+        return {tuple(int(p) for p in s): self.values[..., j] for j, s in enumerate(self.sets)}
 
     def __repr__(self):
         return (f"OrderValues(size={self.size}, layout={self.layout!r}, sets={self.sets.shape}, "
@@ -209,8 +208,8 @@ def enumerate_interactions(worths, index, order, *, sets=None, sizes=None) -> di
     >>> Z = np.array([[(m >> j) & 1 for j in range(3)] for m in range(8)], dtype=float)
     >>> v = Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2]                  # f = x0 + 2 x1 x2 from x = 0 to x = 1
     >>> res = enumerate_interactions(v, "STII", 2)
-    >>> res[1].values.round(12), res[2].as_dict()[(1, 2)].round(12)
-    (array([1., 0., 0.]), np.float64(2.0))
+    >>> res[1].values.round(12), float(res[2].as_dict()[(1, 2)].round(12))
+    (array([1., 0., 0.]), 2.0)
     """
     idx: InteractionIndex = get_index(index)
     V, d, single = as_worths(worths)

@@ -93,7 +93,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -107,7 +107,7 @@ _ZERO, _ONE, _HALF = Fraction(0), Fraction(1), Fraction(1, 2)
 # --------------------------------------------------------------------------- #
 # exact helpers
 # --------------------------------------------------------------------------- #
-@lru_cache(maxsize=None)
+@cache
 def bernoulli_numbers(n) -> tuple[Fraction, ...]:
     r"""The Bernoulli numbers :math:`B_0, \dots, B_n` as exact fractions, with :math:`B_1 = -1/2`.
 
@@ -458,7 +458,7 @@ def _rule_stii(t, d, k) -> ProductRule:
     return _VALUE_AT_0 if t < k else ProductRule(_density((k, 0, k - 1)), ())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rule_k_sii(t, d, k) -> ProductRule:
     r"""int_0^1 P_U + sum_{i<k-t} B_{i+1}/(i+1) [P_U^{(i)}(1) - P_U^{(i)}(0)] / i!.
 
@@ -478,7 +478,7 @@ def _rule_k_sii(t, d, k) -> ProductRule:
     return ProductRule(_UNIFORM.density, tuple(points))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rule_fsii(t, d, k) -> ProductRule:
     r"""c_t sum_{i=0}^{k-t} (1/i!) (d/dx)^i [x^{t+i-1} (1-x)^{k-1}], c_t = (k+t-1)! / ((t-1)! (k-1)!).
 
@@ -503,7 +503,7 @@ def _rule_fsii(t, d, k) -> ProductRule:
     return ProductRule(_density(*terms), ())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rule_fbii(t, d, k) -> ProductRule:
     r"""sum_{i=0}^{k-t} (-1/2)^i P_U^{(i)}(1/2) / i!: the weight sum_i (-1/2)^i C(r, i) 2^{-(r-i)}
     = 2^{-r} sum_{i<=k-t} (-1)^i C(r, i) = (-1)^{k-t} 2^{-r} C(r-1, k-t)."""
@@ -646,7 +646,8 @@ def _bv_p(t, s, d, k):
 
 
 _GR = "Grabisch & Roubens (1999), Int. J. Game Theory 28: 547-565"
-_MARICHAL = "Marichal (2000), Discrete Appl. Math. 107; Marichal, Kojadinovic & Fujimoto (2007), Discrete Appl. Math. 155"
+_MARICHAL = ("Marichal (2000), Discrete Appl. Math. 107; Marichal, Kojadinovic & Fujimoto (2007), "
+             "Discrete Appl. Math. 155")
 
 #: Every index offered, by canonical name.
 INDEX_CONCEPTS: dict[str, InteractionIndex] = {i.name: i for i in (

@@ -96,6 +96,8 @@ MAX_DENSE_SETS = 50_000_000
 #: Relative safety margin of the top= bound comparisons.
 _MARGIN = 1e-10
 _RENORM_EVERY = 16
+#: Prefixes per BLAS product of the dense route (fewer make products too thin to run at speed).
+_GROUP = 256
 
 
 # --------------------------------------------------------------------------- #
@@ -130,11 +132,14 @@ class _Size:
 
 
 def _factors_at(A, C, x, s):
-    """F = c + x (a - c) for x <= 1/2, a - (1-x)(a - c) beyond: (K, R, Q, d)."""
+    """F = c + x (a - c) for x <= 1/2, a - (1-x)(a - c) beyond: (K, R, Q, d); and D = a - c (K, R, d)."""
     D = A - C
+    F = np.empty(A.shape[:2] + (len(x), A.shape[2]))
     low = x <= 0.5
-    F = np.where(low[:, None], C[:, :, None, :] + x[:, None] * D[:, :, None, :],
-                 A[:, :, None, :] - s[:, None] * D[:, :, None, :])
+    if low.any():
+        F[:, :, low, :] = C[:, :, None, :] + x[low][:, None] * D[:, :, None, :]
+    if not low.all():
+        F[:, :, ~low, :] = A[:, :, None, :] - s[~low][:, None] * D[:, :, None, :]
     return F, D
 
 
@@ -150,32 +155,46 @@ def _mantissa_product(F):
     return M, E
 
 
+#: Row products within 2**+-_SAFE_EXP need no rescaling of the ratios u.
+_SAFE_EXP = 600
+
+
 class _Rows:
     """The rows (term, node) of a block of terms at one size's value nodes."""
 
     def __init__(self, A, C, W, size: _Size):
         K, R, d = A.shape
-        F, D = _factors_at(A, C, size.x, size.s)                         # (K, R, Q, d)
-        self.shape = (K, R * size.Q, d)
-        F = F.reshape(self.shape)
-        coef = (W[:, :, None] * size.W).reshape(K, R * size.Q)
+        Q = size.Q
+        F4, D = _factors_at(A, C, size.x, size.s)                        # (K, R, Q, d)
+        self.shape = (K, R * Q, d)
+        coef = (W[:, :, None] * size.W).reshape(K, R * Q)
         with np.errstate(invalid="ignore", over="ignore"):
-            ok = np.all(np.isfinite(F) & (np.abs(F) >= _TINY), axis=-1)
-        Fs = np.where(ok[..., None], F, 1.0)
-        M, E = _mantissa_product(Fs)
-        if size.form == "superset":
-            nums = [np.broadcast_to(D[:, :, None, :], (K, R, size.Q, d)).reshape(self.shape)]
-        else:
-            nums = [np.broadcast_to(X[:, :, None, :], (K, R, size.Q, d)).reshape(self.shape)
-                    for X in (A, C)]
-        with np.errstate(over="ignore", invalid="ignore"):
-            self.u = [np.where(ok[..., None], n / Fs, 0.0) for n in nums]
+            absF = np.abs(F4)
+            ok4 = (np.min(absF, axis=-1) >= _TINY) & (np.max(absF, axis=-1) < np.inf)
+        del absF
+        all_ok = bool(ok4.all())
+        Fs4 = F4 if all_ok else np.where(ok4[..., None], F4, 1.0)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            P = np.prod(Fs4, axis=-1).reshape(K, R * Q)
+            M, E = np.frexp(P)
+            E = E.astype(np.int64)
+            odd = ~((np.abs(P) >= 2.0**-1000) & (np.abs(P) <= 2.0**1000))    # under/overflow: redo exactly
+            if odd.any():
+                M[odd], E[odd] = _mantissa_product(Fs4.reshape(self.shape)[odd])
+            if size.form == "superset":
+                nums4 = [D[:, :, None, :]]
+            else:
+                nums4 = [A[:, :, None, :], C[:, :, None, :]]
+            self.u = [(n / Fs4).reshape(self.shape) for n in nums4]
+        ok = ok4.reshape(K, R * Q)
+        if not all_ok:
+            self.u = [np.where(ok[..., None], u, 0.0) for u in self.u]
         self.coef, self.M, self.E, self.ok = coef, M, E, ok
         self.slow = np.argwhere(~ok)                                       # (n_slow, 2): (k, row)
         if len(self.slow):
             kk, rr = self.slow.T
-            self.slow_F = F[kk, rr]
-            self.slow_nums = [n[kk, rr] for n in nums]
+            self.slow_F = F4.reshape(self.shape)[kk, rr]
+            self.slow_nums = [np.broadcast_to(n, F4.shape)[kk, rr // Q, rr % Q] for n in nums4]
             self.slow_coef = coef[kk, rr]
 
     def scaled(self, t):
@@ -183,8 +202,10 @@ class _Rows:
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             if t == 0:
                 return np.where(self.ok, np.ldexp(self.coef * self.M, self.E), 0.0), []
-            g = np.floor_divide(self.E, t)
+            g = np.where(np.abs(self.E) > _SAFE_EXP, np.floor_divide(self.E, t), 0)
             c = np.where(self.ok, np.ldexp(self.coef * self.M, self.E - t * g), 0.0)
+            if not g.any():
+                return c, self.u
             return c, [np.ldexp(u, g[..., None]) for u in self.u]
 
     def slow_values(self, sets, member):
@@ -212,14 +233,18 @@ def _member(sets, d):
 
 
 def _esp_abs(u, t):
-    """e_t(|u|) along the last axis (rows' sum over all t-sets of |prod u|)."""
-    E = np.zeros(u.shape[:-1] + (t + 1,))
-    E[..., 0] = 1.0
+    """e_t(|u|) along the last axis (a row's sum over all t-sets of |prod u|), by Newton's identities.
+
+    Only a scale (the mass of the efficiency check): power sums of |u| and Newton's identities,
+    clipped at 0 where their rounding cancels.
+    """
     au = np.abs(u)
     with np.errstate(over="ignore", invalid="ignore"):
-        for l in range(u.shape[-1]):
-            E[..., 1:] = E[..., 1:] + E[..., :-1] * au[..., l, None]
-    return E[..., t]
+        p = [None] + [np.sum(au**j, axis=-1) for j in range(1, t + 1)]
+        e = [np.ones(u.shape[:-1])]
+        for m in range(1, t + 1):
+            e.append(sum((-1) ** (i - 1) * e[m - i] * p[i] for i in range(1, m + 1)) / m)
+    return np.maximum(e[t], 0.0)
 
 
 # --------------------------------------------------------------------------- #
@@ -239,12 +264,8 @@ def _dense_a(rows: _Rows, t, d, want_mass):
             continue
         if t == 1:
             out += sign * np.einsum("kr,krj->kj", c, u)
-        elif t == 2:
-            G = np.matmul(np.ascontiguousarray(np.swapaxes(u * c[..., None], 1, 2)), u)
-            i, j = np.triu_indices(d, 1)
-            out += sign * G[:, i, j]
         else:
-            out += sign * _dense_high(c, u, t, d)
+            out += sign * _dense_blas(c, u, t, d)
         if want_mass:
             mass += np.einsum("kr,kr->k", np.abs(c), _esp_abs(u, t))
     if len(rows.slow):
@@ -255,30 +276,43 @@ def _dense_a(rows: _Rows, t, d, want_mass):
     return out, mass
 
 
-def _dense_high(c, u, t, d):
-    """All t-sets (t >= 3): for each prefix of t - 2 players, U_>^T diag(c prod_prefix u) U_>."""
+def _dense_blas(c, u, t, d):
+    """All t-sets (t >= 2) as matrix products: I(p + {l}) = sum_r (c prod_p u)_r u_rl for every
+    (t-1)-set p and l > max(p).
+
+    The prefixes are grouped by their last player j (blocks of players), each group multiplied
+    with the columns l > min j of the block only, and the rows (term, node) streamed in chunks:
+    one BLAS product per (chunk, group). Sets come out in lexicographic order: prefixes in
+    lexicographic order, then l ascending.
+    """
     K, RQ, _ = u.shape
-    out = np.zeros((K, n_sets(d, t)))
-    prefixes = all_sets(d, t - 2)
+    P = all_sets(d, t - 1)
+    last = P[:, -1]
+    acc = np.zeros((K, len(P), d))
     budget = max(1, working_elements(32))
-    for e in range(t - 3, d - 2):
-        pre = prefixes[prefixes[:, -1] == e]
-        rest = d - e - 1
-        if rest < 2 or not len(pre):
+    # groups of consecutive last players holding >= _GROUP prefixes (a BLAS product of useful shape)
+    counts = np.bincount(last, minlength=d)
+    bounds, total = [], 0
+    for j in range(d):
+        total += counts[j]
+        if total >= _GROUP or j == d - 1:
+            bounds.append(j + 1)
+            total = 0
+    lo_j = 0
+    for hi_j in bounds:
+        j0, lo_j = lo_j, hi_j
+        g = np.flatnonzero((last >= j0) & (last < hi_j))
+        if not len(g) or j0 + 1 >= d:
             continue
-        iu, ju = np.triu_indices(rest, 1)
-        step = max(1, budget // max(1, K * RQ * rest))
-        for lo in range(0, len(pre), step):
-            p = pre[lo:lo + step]
-            V = c[..., None] * np.prod(u[:, :, p], axis=-1)               # (K, RQ, np)
-            B = u[:, :, e + 1:]                                            # (K, RQ, rest)
-            Wb = (V[..., :, None] * B[..., None, :]).reshape(K, RQ, len(p) * rest)
-            G = np.matmul(np.ascontiguousarray(np.swapaxes(Wb, 1, 2)), B).reshape(K, len(p), rest, rest)
-            vals = G[:, :, iu, ju]                                         # (K, np, npairs)
-            sets = np.concatenate([np.repeat(p, len(iu), axis=0),
-                                   np.tile(np.stack([iu, ju], 1) + e + 1, (len(p), 1))], axis=1)
-            out[:, lex_rank(sets, d)] += vals.reshape(K, -1)
-    return out
+        cols = slice(j0 + 1, d)
+        rows = max(1, min(RQ, budget // max(1, K * (len(g) + d - j0))))
+        for r0 in range(0, RQ, rows):
+            ur = u[:, r0:r0 + rows]
+            W = c[:, r0:r0 + rows, None] * np.prod(ur[:, :, P[g]], axis=-1)     # (K, rq, |g|)
+            acc[:, g, cols] += np.matmul(np.ascontiguousarray(np.swapaxes(W, 1, 2)),
+                                         np.ascontiguousarray(ur[:, :, cols]))
+    keep = np.arange(d)[None, :] > last[:, None]                               # l > max(p)
+    return acc[:, keep]
 
 
 def _sets_a(rows: _Rows, sets, d, want_mass):
@@ -600,39 +634,55 @@ def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes
     idx = get_index(index)
     d, n = game.n_players, game.n_instances or 1
     k = idx.check_order(order, d)
-    if sets is not None and top is not None:
-        raise ValueError("give sets= or top=, not both")
-    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1):
-        raise ValueError(f"top must be a positive integer (sets per size and instance); got {top!r}")
-    if sets is not None:
-        groups = _group_sets(idx, sets, k, d)
-    else:
-        wanted = idx.sizes(k, d) if sizes is None else [idx.check_size(t, k, d) for t in sizes]
-        groups = {t: None for t in sorted(set(wanted))}
+    groups = _resolve_groups(idx, k, d, sets, top, sizes)
     plans = {t: _Size(idx, t, d, k) for t in groups}
+    run = _Pass(game, n, d, max_elements, progress, f"product {idx.name}")
     results: dict[int, OrderValues] = {}
-    desc = f"product {idx.name}"
-
     if top is None:
-        for t, chosen in groups.items():
-            if chosen is None and n_sets(d, t) > MAX_DENSE_SETS:
-                raise ValueError(f"all {n_sets(d, t)} sets of size {t} per instance are more than "
-                                 f"{MAX_DENSE_SETS}; ask for sets=... or top=...")
         jobs = {t: _Job("dense" if chosen is None else "sets", plans[t], n, d, chosen)
                 for t, chosen in groups.items()}
-        v_empty, v_full = _run(game, list(jobs.values()), n, max_elements, progress, desc)
+        v_empty, v_full = run(list(jobs.values()))
         for t, job in jobs.items():
             chosen = groups[t]
             results[t] = OrderValues(t, all_sets(d, t) if chosen is None else chosen, job.out,
                                      "dense" if chosen is None else "sets", mass=job.mass)
     else:
-        v_empty, v_full = _top(game, idx, plans, int(top), n, d, max_elements, progress, desc, results)
+        v_empty, v_full = _top(run, idx, plans, int(top), results)
     for t, ov in results.items():
         if not np.all(np.isfinite(ov.values)):
             raise FloatingPointError(f"{idx.name} values of size {t} came out non-finite: a term's "
                                      "contribution overflows the double range")
     return {"index": idx.name, "order": k, "values": dict(sorted(results.items())),
             "v_empty": v_empty, "v_full": v_full, "budget": 0}
+
+
+def _resolve_groups(idx, k, d, sets, top, sizes) -> dict:
+    """{size: None (all sets) or the sets asked for (m, t)}, every argument checked."""
+    if sets is not None and top is not None:
+        raise ValueError("give sets= or top=, not both")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1):
+        raise ValueError(f"top must be a positive integer (sets per size and instance); got {top!r}")
+    if sets is not None:
+        return _group_sets(idx, sets, k, d)
+    wanted = idx.sizes(k, d) if sizes is None else [idx.check_size(t, k, d) for t in sizes]
+    groups = {t: None for t in sorted(set(wanted))}
+    for t in groups:
+        if n_sets(d, t) > MAX_DENSE_SETS and (top is None or idx.rule(t, d, k).max_derivative):
+            raise ValueError(f"all {n_sets(d, t)} sets of size {t} per instance are more than "
+                             f"{MAX_DENSE_SETS}; ask for sets=... or "
+                             + ("top=..." if top is None else "fewer players (this size has no bound)"))
+    return groups
+
+
+class _Pass:
+    """A pass over the game's terms with fixed options: ``run(jobs)`` -> (v_empty, v_full)."""
+
+    def __init__(self, game, n, d, max_elements, progress, desc):
+        self.game, self.n, self.d = game, n, d
+        self.max_elements, self.progress, self.desc = max_elements, progress, desc
+
+    def __call__(self, jobs):
+        return _run(self.game, jobs, self.n, self.max_elements, self.progress, self.desc)
 
 
 def _select_top(values, sets, top):
@@ -642,68 +692,61 @@ def _select_top(values, sets, top):
     return sets[part], np.take_along_axis(values, part, axis=1)
 
 
-def _top(game, idx, plans, top, n, d, max_elements, progress, desc, results):
+def _top(run: _Pass, idx, plans, top, results):
     """The top= path (module docstring); fills ``results``; returns (v_empty, v_full)."""
+    n, d = run.n, run.d
     boundable = {t: p for t, p in plans.items() if not p.has_points and t >= 1
                  and n_sets(d, t) > 2 * top}
-    exhaustive = {t: p for t, p in plans.items() if t not in boundable}
     # pass 1: bounds of the boundable sizes, all sets of the others
     jobs = [_Job("bound", p, n, d) for p in boundable.values()]
-    dense = {t: _Job("dense", p, n, d) for t, p in exhaustive.items()}
-    for t in dense:
-        if n_sets(d, t) > MAX_DENSE_SETS:
-            raise ValueError(f"top= at size {t} needs all {n_sets(d, t)} sets (the lower orders of "
-                             f"{idx.name} have no bound); ask for fewer players or sets=...")
-    v_empty, v_full = _run(game, jobs + list(dense.values()), n, max_elements, progress, desc)
-    for t, job in dense.items():
-        s, v = _select_top(job.out, all_sets(d, t), top)
-        results[t] = OrderValues(t, s, v, "top", certified=np.ones(n, bool),
-                                 evaluated=np.full(n, n_sets(d, t)))
-    if not boundable:
-        return v_empty, v_full
+    dense = {t: _Job("dense", p, n, d) for t, p in plans.items() if t not in boundable}
+    v_empty, v_full = run(jobs + list(dense.values()))
     bounds = {job.size.t: (job.out ** (1.0 / job.size.t), job.kappa) for job in jobs}
-    # pass 2: the seeds
-    seeds = {t: _seed_sets(bounds[t][0], t, top, d) for t in boundable}
-    jobs2 = {t: _Job("sets", boundable[t], n, d, seeds[t]) for t in boundable}
-    _run(game, list(jobs2.values()), n, max_elements, progress, desc)
-    # pass 3: every set whose bound reaches the seeds' top-th |value|
-    jobs3, fallback = {}, {}
-    for t in boundable:
-        vals = jobs2[t].out
-        theta = -np.sort(-np.abs(vals), axis=1)[:, min(top, vals.shape[1]) - 1]
-        total = n_sets(d, t)
-        limit = total // 3
-        found = []
-        for i in range(n):
-            cand = _candidates(bounds[t][0][i], bounds[t][1][i], theta[i], t, d, limit)
-            if cand is None:
-                found = None
-                break
-            found.append(cand)
-        if found is None:
-            fallback[t] = _Job("dense", boundable[t], n, d)
-            continue
-        extra = np.unique(np.concatenate(found + [np.zeros((0, t), np.int64)]), axis=0)
-        extra = extra[~np.isin(lex_rank(extra, d), lex_rank(seeds[t], d))]
-        if len(extra) + len(seeds[t]) > limit:
-            fallback[t] = _Job("dense", boundable[t], n, d)
-            continue
-        if len(extra):
-            jobs3[t] = _Job("sets", boundable[t], n, d, extra)
-    if jobs3 or fallback:
-        _run(game, list(jobs3.values()) + list(fallback.values()), n, max_elements, progress, desc)
-    for t in boundable:
-        if t in fallback:
-            s, v = _select_top(fallback[t].out, all_sets(d, t), top)
+    # pass 2: the seeds; pass 3: every set whose bound reaches the seeds' top-th |value|
+    seeds = {t: _Job("sets", p, n, d, _seed_sets(bounds[t][0], t, top, d)) for t, p in boundable.items()}
+    if seeds:
+        run(list(seeds.values()))
+    more = {t: _more_sets(seeds[t], bounds[t], top, d) for t in boundable}
+    for t, s in more.items():
+        if s is None and n_sets(d, t) > MAX_DENSE_SETS:
+            raise ValueError(f"top={top} at size {t}: the bound does not narrow the {n_sets(d, t)} sets "
+                             f"down to a number that fits, and all of them are more than {MAX_DENSE_SETS}; "
+                             "ask for sets=... or fewer players (groups)")
+    extra = {t: _Job("dense" if s is None else "sets", boundable[t], n, d, s)
+             for t, s in more.items() if s is None or len(s)}
+    if extra:
+        run(list(extra.values()))
+    for t in plans:
+        if t in dense or more[t] is None:
+            job = dense.get(t) or extra[t]
+            s, v = _select_top(job.out, all_sets(d, t), top)
             evaluated = n_sets(d, t)
         else:
-            all_s = np.concatenate([seeds[t]] + ([jobs3[t].sets] if t in jobs3 else []))
-            all_v = np.concatenate([jobs2[t].out] + ([jobs3[t].out] if t in jobs3 else []), axis=1)
-            s, v = _select_top(all_v, all_s, top)
-            evaluated = len(all_s)
+            parts = [seeds[t]] + ([extra[t]] if t in extra else [])
+            s, v = _select_top(np.concatenate([p.out for p in parts], axis=1),
+                               np.concatenate([p.sets for p in parts]), top)
+            evaluated = sum(len(p.sets) for p in parts)
         results[t] = OrderValues(t, s, v, "top", certified=np.ones(n, bool),
                                  evaluated=np.full(n, evaluated))
     return v_empty, v_full
+
+
+def _more_sets(seed: _Job, bound, top, d):
+    """The sets beyond the seeds whose bound reaches some instance's top-th |value| among the seeds
+    ((m, t), possibly empty), or None when they would be more than a third of all sets (or not fit)."""
+    t = seed.size.t
+    vals = seed.out
+    theta = -np.sort(-np.abs(vals), axis=1)[:, min(top, vals.shape[1]) - 1]
+    limit = min(n_sets(d, t) // 3, max(1000, working_elements(16) // max(t, 1)))
+    found = []
+    for i in range(len(theta)):
+        cand = _candidates(bound[0][i], bound[1][i], theta[i], t, d, limit)
+        if cand is None:
+            return None
+        found.append(cand)
+    extra = np.unique(np.concatenate(found + [np.zeros((0, t), np.int64)]), axis=0)
+    extra = extra[~np.isin(lex_rank(extra, d), lex_rank(seed.sets, d))]
+    return None if len(extra) + len(seed.sets) > limit else extra
 
 
 def product_orders_work(d, n_terms, n_instances, index, order, *, n_sets_by_size=None) -> dict:
@@ -727,7 +770,7 @@ def product_orders_work(d, n_terms, n_instances, index, order, *, n_sets_by_size
     --------
     >>> w = product_orders_work(50, 300, 1, "SII", 3)
     >>> w["numbers"], w["nodes"]
-    (19600, {3: 26})
+    (19600, {3: 24})
     """
     idx = get_index(index)
     k = idx.check_order(order, d)

@@ -236,7 +236,7 @@ def product_sums(game, *, route="quadrature", max_elements=None, n_jobs=None, pr
                  probes=None) -> ProductSums:
     """:func:`product_shapley` as a :class:`ProductSums`, with the node probes of the call.
 
-    ``probes``: the :class:`~kernelxai.estimators._term_tasks.NodeProbes` whose
+    ``probes``: the ``kernelxai.estimators._term_tasks.NodeProbes`` whose
     cost estimate probed ``game`` in this call, or None. A small game's terms
     were all seen by that probe: its count serves every task of the
     quadrature, and its tasks (when cut as this call would) are taken as they

@@ -132,7 +132,7 @@ class Quadrature(_ProductRoute):
         return float(d) * ((17.0 if general else 7.0) + 5.0 * nodes)
 
     def resolve_options(self, options):
-        """The options, and the call's own :class:`~kernelxai.estimators._term_tasks.NodeProbes` (``PROBES``)."""
+        """The options, and the call's own ``kernelxai.estimators._term_tasks.NodeProbes`` (``PROBES``)."""
         resolved = super().resolve_options(options)
         resolved[PROBES] = NodeProbes()
         return resolved

@@ -458,7 +458,7 @@ class Estimator:
         return names
 
     def unknown_message(self, unknown, extra="") -> str:
-        """The message for options this estimator does not take (the one format of :mod:`kernelxai._params`)."""
+        """The message for options this estimator does not take (the one format every refusal of kernelxai uses)."""
         names = list(self.accepted_options()) + list(self.option_aliases)
         message = str(unknown_keywords_error(None, unknown, others=[(f"method={self.name!r}", names)]))
         return message + extra

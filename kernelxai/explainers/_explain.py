@@ -140,7 +140,7 @@ def unknown_keyword_error(entry, unknown, arguments, value, vf_names, others=Non
     InvalidOptionError
         Saying that each keyword is not an argument of ``entry`` and, where one
         is close, which argument or option was meant ("did you mean ...?"): the
-        message of every entry point (:func:`kernelxai._params.unknown_keywords_error`).
+        message of every entry point (``kernelxai._params.unknown_keywords_error``).
 
     Examples
     --------
@@ -338,10 +338,13 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         work per chunk). Rows that make one chunk are explained in one serial call.
     **options
         Split between the value function (its constructor's keywords, e.g.
-        ``eta``) and the estimator (e.g. ``budget``, ``seed``). A keyword that
+        ``eta``) and the estimator (e.g. ``budget``, ``seed``; ``random_state``,
+        scikit-learn's name, is another name of ``seed``). A keyword that
         none of kx.explain, the value function and the estimator takes (a typo
         such as ``backgroud=``) is refused before any work with all three lists
-        and "did you mean 'background'?".
+        and "did you mean 'background'?"; a value a parameter cannot take is
+        refused as ``"method=3 of kx.explain must be a string or an Estimator"``
+        (one mechanism checks the arguments of every entry point).
 
     Returns
     -------
@@ -362,8 +365,10 @@ def explain(model, X, value="interventional", background=None, method="auto", *,
         An unknown ``value`` (with "did you mean ...?"), or a sparse input too
         large to densify.
     TypeError
-        ``value="observational"`` or ``"functional_baseline"`` for a model that
-        is not a kernel model (they need its kernel).
+        ``value="observational"`` or ``"functional_baseline"`` for a model, or an
+        ``output=``, that is not a kernel model (they need its kernel); the
+        message names the model's outputs that are (e.g. ``output="density"``
+        of a KernelDensity, whose default ``"log_density"`` is not).
 
     Examples
     --------
@@ -453,7 +458,8 @@ def check_value_applies(door, model, value) -> None:
     if not called:
         return
     target = called[0]
-    name = getattr(target.model, "display_name", type(target.model).__name__)
+    name = getattr(target.model, "display_name", None) or (
+        type(target.model).__name__ if hasattr(target.model, "predict") else "callable")
     kind = door.plan.kind if door.plan is not None else None
     what = f"this {name}" + (f"'s output {kind!r}" if kind is not None else "")
     exact = _exact_outputs(model, kind)
@@ -498,11 +504,12 @@ def output_cost_key(target) -> tuple:
             np.shape(expansion.X_train), np.ndim(expansion.alpha))
 
 
-def _check_outputs_cost(door, X, value, background, method, groups, group_names, n_jobs, options) -> None:
+def _check_outputs_cost(door, X, value, background, method, groups, group_names, n_jobs,  # noqa: PLR0913 - kx.explain's arguments, priced as they are passed on
+                        options) -> None:
     """The cost guard of a call with several outputs: all of them priced together before the first starts.
 
     Each output's game is built (cheap: the games are lazy) and priced as
-    :func:`~kernelxai.explainers._rows.explain_rows` prices it; their sum, over
+    ``kernelxai.explainers._rows.explain_rows`` prices it; their sum, over
     the workers ``n_jobs`` asks for, is held to ``max_cost``. Outputs whose
     games have the same shape (the components of a KernelPCA: one kernel, one
     set of expansion points, other coefficients; the classes of a model

@@ -1,7 +1,7 @@
 """What the covariance routes of GP-SHAP share: the plug-in contract, the problem, the cell covariances.
 
 A covariance route is a plug-in, as an estimator is for the mean: one object,
-registered by name in :mod:`~kernelxai.explainers._gp_routes`, that says
+registered by name in ``kernelxai.explainers._gp_routes``, that says
 whether it applies (:meth:`CovarianceRoute.check`), what it costs per
 explained point (:meth:`CovarianceRoute.cost`), how it computes
 (:meth:`CovarianceRoute.computation`: an object whose ``block`` and
@@ -10,10 +10,10 @@ explained point (:meth:`CovarianceRoute.cost`), how it computes
 (``_gp_route_exact``, ``_gp_route_sampled``, ``_gp_route_product``).
 
 Takes a :class:`CovarianceProblem` -- the latent posterior
-(:class:`~kernelxai.explainers._gp_posterior.Posterior`), the background rows,
+(``kernelxai.explainers._gp_posterior.Posterior``), the background rows,
 the kernel's product terms and the value function's cell weights -- and hands
-on covariance blocks to :func:`~kernelxai.explainers._gp_shap.explain_gp` and
-:class:`~kernelxai.explainers._shapley_prior.ShapleyPrior`. The exact and
+on covariance blocks to :func:`~kernelxai.explain_gp` and
+:class:`~kernelxai.ShapleyPrior`. The exact and
 sampled routes evaluate the value function cell by cell (point, coalition,
 background row): :class:`CellCovariance` is their posterior covariance of
 weighted cell sums, and :func:`uniform_weights` / :func:`observational_weights`
@@ -59,7 +59,7 @@ class CovarianceProblem:
         Background rows.
     terms : list of (float, ProductKernel) or None
         The kernel's product terms
-        (:func:`~kernelxai.explainers._gp_product.product_terms`) for
+        (``kernelxai.explainers._gp_product.product_terms``) for
         interventional values; None otherwise (the product route needs them).
     weights : callable
         ``weights(rows, masks) -> (n, c, m)``: the value function's weight of

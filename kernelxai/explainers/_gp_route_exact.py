@@ -1,9 +1,9 @@
 """The exact covariance route of GP-SHAP: all 2^d coalitions, any kernel, either value function.
 
-Takes a :class:`~kernelxai.explainers._gp_route_base.CovarianceProblem`; hands
+Takes a ``kernelxai.explainers._gp_route_base.CovarianceProblem``; hands
 on the covariance blocks of the Shapley values, the linear map W (d, 2^d) of
 the coalition worths applied on both sides of their posterior covariance.
-Registered as ``method="exact"`` in :mod:`~kernelxai.explainers._gp_routes`.
+Registered as ``method="exact"`` in ``kernelxai.explainers._gp_routes``.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class ExactRoute:
         ``weights_fn(rows, masks) -> (n, c, m)``: the value function's weight
         of each background row in each cell (point, coalition), e.g.
         ``uniform_weights`` with m bound, or ``observational_weights``
-        (:mod:`~kernelxai.explainers._gp_route_base`).
+        (``kernelxai.explainers._gp_route_base``).
 
     Examples
     --------

@@ -1,10 +1,10 @@
 """The product covariance route of GP-SHAP: interventional values of product kernels, no enumeration.
 
-Takes a :class:`~kernelxai.explainers._gp_route_base.CovarianceProblem` whose
+Takes a ``kernelxai.explainers._gp_route_base.CovarianceProblem`` whose
 kernel has product terms; hands on the covariance blocks of the Shapley values
-from the Gauss-Legendre quadratures of :mod:`~kernelxai.explainers._gp_product`,
+from the Gauss-Legendre quadratures of ``kernelxai.explainers._gp_product``,
 in polynomial time in d. Registered as ``method="product"`` in
-:mod:`~kernelxai.explainers._gp_routes`.
+``kernelxai.explainers._gp_routes``.
 """
 
 from __future__ import annotations

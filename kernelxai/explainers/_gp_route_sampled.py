@@ -1,10 +1,10 @@
 """The sampled covariance route of GP-SHAP: random permutations, any kernel, either value function.
 
-Takes a :class:`~kernelxai.explainers._gp_route_base.CovarianceProblem` and a
+Takes a ``kernelxai.explainers._gp_route_base.CovarianceProblem`` and a
 seed; hands on an unbiased estimate of the covariance blocks of the Shapley
 values (a U-statistic over pairs of permutations) with jackknife standard
 errors of every entry. Registered as ``method="sampled"`` in
-:mod:`~kernelxai.explainers._gp_routes`.
+``kernelxai.explainers._gp_routes``.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class SampledRoute:
         ``weights_fn(rows, masks) -> (n, c, m)``: the value function's weight
         of each background row in each cell (point, coalition), e.g.
         ``uniform_weights`` with m bound, or ``observational_weights``
-        (:mod:`~kernelxai.explainers._gp_route_base`).
+        (``kernelxai.explainers._gp_route_base``).
     n_permutations : int
         Number P of permutations (at least 3 for the jackknife).
     rng : numpy Generator

@@ -1,6 +1,6 @@
 """The covariance routes of GP-SHAP, registered in one place: exact, sampled and product.
 
-Each route is a plug-in (:class:`~kernelxai.explainers._gp_route_base.CovarianceRoute`)
+Each route is a plug-in (``kernelxai.explainers._gp_route_base.CovarianceRoute``)
 in a module of its own, beside the mean's estimators: it says whether it
 applies, what it costs, how it computes and how ``meta`` describes it. Given a
 latent posterior (``kernelxai.explainers._gp_posterior.Posterior``), background

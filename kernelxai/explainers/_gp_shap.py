@@ -235,7 +235,7 @@ class _GPCall:
     """One :func:`explain_gp` call of one GP (a binary classifier or a regressor), stage by stage.
 
     Made from the checked arguments: the points and background rows, the
-    covariance route (a plug-in of :mod:`~kernelxai.explainers._gp_routes`),
+    covariance route (a plug-in of ``kernelxai.explainers._gp_routes``),
     the value function's cell weights and the work the route prices. Then
     :meth:`check_cost` (the cost guard, before any work), :meth:`in_chunks`
     (the rows in chunks with joblib), :meth:`mean` (``kx.explain`` of the

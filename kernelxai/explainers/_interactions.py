@@ -55,10 +55,11 @@ from ._explain import (
     BackgroundRequiredError,
     build_game,
     check_keywords,
+    check_value_applies,
     output_cost_key,
     unknown_keyword_error,
 )
-from ._intake import as_target, dense_inputs
+from ._intake import Intake, as_target, dense_inputs
 from ._rows import interactions_rows
 
 __all__ = ["shapley_interactions", "explain_interactions", "INDICES", "METHODS",
@@ -274,6 +275,7 @@ def explain_interactions(model, X, value="interventional", background=None, inde
                    estimator_names=("shapley_interactions", list(_OWN)))
     plan = output_plan(model, output)
     if plan is not None:
+        check_value_applies(Intake(tuple(as_target(t, n) for n, t in plan.targets), plan), model, value)
         missing = plan.missing_background(background)
         if missing:
             raise BackgroundRequiredError(missing)
@@ -300,13 +302,14 @@ def explain_interactions(model, X, value="interventional", background=None, inde
 
 
 
-def _check_outputs_cost(plan, X, value, background, index, method, groups, group_names, n_jobs, kw) -> None:
+def _check_outputs_cost(plan, X, value, background, index, method, groups,  # noqa: PLR0913 - explain_interactions' arguments, priced as they are passed on
+                        group_names, n_jobs, kw) -> None:
     """The cost guard of a call with several outputs: all of them priced together before the first starts.
 
-    As :func:`kernelxai.explainers._explain._check_outputs_cost` for ``kx.explain``: each output's
+    As ``kernelxai.explainers._explain._check_outputs_cost`` for ``kx.explain``: each output's
     game is built (lazily, cheap) and its route priced (:func:`interaction_cost`); the sum, over
     the workers ``n_jobs`` asks for, is held to ``max_cost``; outputs of the same shape are priced
-    once (:func:`~kernelxai.explainers._explain.output_cost_key`). A call that would fail is left
+    once (``kernelxai.explainers._explain.output_cost_key``). A call that would fail is left
     to fail where the outputs are explained.
     """
     if get_config()["max_cost"] is None or len(plan.targets) < 2:

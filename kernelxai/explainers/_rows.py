@@ -58,7 +58,7 @@ def explain_chunk(job, X) -> tuple[Explanation, dict | None]:
         The Shapley values of the k rows.
     state : dict or None
         The end state of the chunk's Generator (None without a seed), which
-        :func:`kernelxai.parallel.hand_back` passes on to the caller's Generator.
+        ``kernelxai.parallel._seeding.hand_back`` passes on to the caller's Generator.
 
     Examples
     --------

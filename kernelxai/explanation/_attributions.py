@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import shap
     import shapiq
 
-__all__ = ["Explanation"]
+__all__ = ["Explanation", "block_axes", "block_shape"]
 
 #: the axes an Explanation can have, in the order in which they appear
 AXES = ("instance", "feature", "output")
@@ -42,6 +42,116 @@ def _is_int(key):
 
 def _max_abs(arr):
     return float(np.max(np.abs(arr))) if arr.size else 0.0
+
+
+def _base_values(base_values, axes, size):
+    """One base value per instance and output (a scalar is spread); a float for a single explanation."""
+    expected = tuple(size[a] for a in axes if a != "feature")
+    base = np.asarray(base_values, dtype=float)
+    if base.ndim == 0 and expected:
+        base = np.full(expected, float(base))
+    if base.shape != expected:
+        if not expected:
+            raise ValueError(
+                f"a single explanation has one base value; got base_values of shape {base.shape}"
+            )
+        raise ValueError(
+            f"base_values must be a scalar or have shape {expected} (one per "
+            f"{' and '.join(a for a in axes if a != 'feature')}); got shape {base.shape}"
+        )
+    return base if base.ndim else float(base)
+
+
+def _cell_data(data, axes, size):
+    """The explained points' feature values: one per instance x feature (None stays None)."""
+    if data is None:
+        return None
+    data = np.asarray(data)
+    expected = tuple(size[a] for a in axes if a != "output")
+    if data.shape != expected:
+        where = "the shape of values" if "output" not in axes else "one entry per instance x feature"
+        raise ValueError(f"data must have {where} {expected}; got shape {data.shape}")
+    return data
+
+
+def _feature_names(feature_names, n_features):
+    """``n_features`` names as a list of str (``x0, x1, ...`` by default)."""
+    if feature_names is None:
+        feature_names = [f"x{j}" for j in range(n_features)]
+    if isinstance(feature_names, (list, tuple)) and all(type(f) is str for f in feature_names):
+        feature_names = list(feature_names)   # as kernelxai's games hold them: no array round trip
+    else:
+        feature_names = [str(f) for f in np.atleast_1d(np.asarray(feature_names, dtype=object))]
+    if len(feature_names) != n_features:
+        raise ValueError(
+            f"feature_names has {len(feature_names)} entries; values have {n_features} feature(s)"
+        )
+    return feature_names
+
+
+def _output_names(output_names, k):
+    """``k`` distinct output names as a list of str (``output_0, ...`` by default)."""
+    if output_names is None:
+        output_names = [f"output_{j}" for j in range(k)]
+    output_names = [str(o) for o in np.atleast_1d(np.asarray(output_names, dtype=object))]
+    if len(output_names) != k:
+        raise ValueError(
+            f"output_names has {len(output_names)} entries; values have {k} output(s)"
+        )
+    if len(set(output_names)) != k:
+        raise ValueError(f"output_names must be distinct; got {output_names}")
+    return output_names
+
+
+def _take(arr, labels, norm):
+    """``arr`` (axes ``labels``) at the normalised keys ``norm`` of an index, one axis at a time.
+
+    Right to left, so that an integer key dropping an axis does not move the axes still to
+    be indexed; one axis at a time gives blocks (outer indexing, not numpy's fancy indexing).
+    """
+    for pos in reversed(range(len(labels))):
+        k = norm.get(labels[pos])
+        if k is None or (isinstance(k, slice) and k == slice(None)):
+            continue
+        arr = arr[(slice(None),) * pos + (k,)]
+    return arr
+
+
+def _check_pieces(pieces):
+    """Refuse pieces :meth:`Explanation.concat` cannot stack: none, non-Explanations, or pieces that disagree."""
+    if not pieces:
+        raise ValueError("Explanation.concat needs at least one Explanation")
+    bad = [type(p).__name__ for p in pieces if not isinstance(p, Explanation)]
+    if bad:
+        raise TypeError(f"Explanation.concat joins Explanations; got {', '.join(bad)}")
+    first = pieces[0]
+    for k, p in enumerate(pieces):
+        if "instance" not in p.axes:
+            raise ValueError(f"piece {k} has no instance axis (axes {p.axes}); concat stacks "
+                             "explanations of several instances each")
+        if p.axes != first.axes or p.values.shape[1:] != first.values.shape[1:]:
+            raise ValueError(f"piece {k} has axes {p.axes} and shape {p.values.shape}; piece 0 "
+                             f"has {first.axes} and {first.values.shape}")
+        if list(p.feature_names) != list(first.feature_names) or \
+                (p.output_names or None) != (first.output_names or None):
+            raise ValueError(f"piece {k} names its features or outputs differently from piece 0")
+        if p.joint_covariance is not None:
+            raise ValueError("cannot concatenate explanations with a joint_covariance: the "
+                             "covariances between instances of different pieces are unknown")
+
+
+def block_axes(axes) -> tuple[str, ...]:
+    """Axis labels of an interaction / covariance block of values with ``axes``: the feature axis twice."""
+    labels = []
+    for a in axes:
+        labels += [a, a] if a == "feature" else [a]
+    return tuple(labels)
+
+
+def block_shape(axes, shape) -> tuple[int, ...]:
+    """The shape of an interaction / covariance block of values with ``axes`` and ``shape``."""
+    size = dict(zip(axes, shape))
+    return tuple(size[a] for a in block_axes(axes))
 
 
 class Explanation:
@@ -163,31 +273,8 @@ class Explanation:
         self._axes = axes = self._infer_axes(values, output_names, axes)
         self.values = values
         size = dict(zip(axes, values.shape))
-
-        # base values: one per instance and output
-        expected = tuple(size[a] for a in axes if a != "feature")
-        base = np.asarray(base_values, dtype=float)
-        if base.ndim == 0 and expected:
-            base = np.full(expected, float(base))
-        if base.shape != expected:
-            if not expected:
-                raise ValueError(
-                    f"a single explanation has one base value; got base_values of shape {base.shape}"
-                )
-            raise ValueError(
-                f"base_values must be a scalar or have shape {expected} (one per "
-                f"{' and '.join(a for a in axes if a != 'feature')}); got shape {base.shape}"
-            )
-        self.base_values = base if base.ndim else float(base)
-
-        # per-cell arrays
-        if data is not None:
-            data = np.asarray(data)
-            expected = tuple(size[a] for a in axes if a != "output")
-            if data.shape != expected:
-                where = "the shape of values" if "output" not in axes else "one entry per instance x feature"
-                raise ValueError(f"data must have {where} {expected}; got shape {data.shape}")
-        self.data = data
+        self.base_values = _base_values(base_values, axes, size)
+        self.data = _cell_data(data, axes, size)
         for name, arr in (("stderr", stderr), ("lower", lower), ("upper", upper)):
             if arr is not None:
                 arr = np.asarray(arr, dtype=float)
@@ -196,48 +283,13 @@ class Explanation:
                         f"{name} must have the shape of values {values.shape}; got {arr.shape}"
                     )
             setattr(self, name, arr)
-
-        # names
-        n_features = size.get("feature", 1)
-        if feature_names is None:
-            feature_names = [f"x{j}" for j in range(n_features)]
-        if isinstance(feature_names, (list, tuple)) and all(type(f) is str for f in feature_names):
-            feature_names = list(feature_names)   # as kernelxai's games hold them: no array round trip
-        else:
-            feature_names = [str(f) for f in np.atleast_1d(np.asarray(feature_names, dtype=object))]
-        if len(feature_names) != n_features:
-            raise ValueError(
-                f"feature_names has {len(feature_names)} entries; values have {n_features} feature(s)"
-            )
-        self.feature_names = feature_names
-        if "output" in axes:
-            k = size["output"]
-            if output_names is None:
-                output_names = [f"output_{j}" for j in range(k)]
-            output_names = [str(o) for o in np.atleast_1d(np.asarray(output_names, dtype=object))]
-            if len(output_names) != k:
-                raise ValueError(
-                    f"output_names has {len(output_names)} entries; values have {k} output(s)"
-                )
-            if len(set(output_names)) != k:
-                raise ValueError(f"output_names must be distinct; got {output_names}")
-        self.output_names = output_names
+        self.feature_names = _feature_names(feature_names, size.get("feature", 1))
+        self.output_names = _output_names(output_names, size["output"]) if "output" in axes else output_names
 
         # blocks
         self.joint_covariance = self._check_joint(joint_covariance, values.shape)
         self.interactions = self._check_block("interactions", interactions)
-        if covariance is None and self.joint_covariance is not None:
-            covariance = self._joint_diagonal_blocks(self.joint_covariance)
-        elif covariance is not None and self.joint_covariance is not None:
-            covariance = np.asarray(covariance, dtype=float)
-            blocks = self._joint_diagonal_blocks(self.joint_covariance)
-            if blocks.shape == covariance.shape and not np.allclose(
-                    blocks, covariance, rtol=1e-9, atol=1e-12 * _max_abs(blocks)):
-                raise ValueError(
-                    "covariance must equal the diagonal blocks of joint_covariance; they differ by "
-                    f"up to {_max_abs(blocks - covariance):.3g}"
-                )
-        self.covariance = self._check_block("covariance", covariance)
+        self.covariance = self._check_block("covariance", self._covariance_of_joint(covariance))
         if self.stderr is None and self.covariance is not None:
             self.stderr = np.sqrt(np.clip(self._block_diagonal(self.covariance), 0.0, None))
         self.meta = dict(meta or {})
@@ -278,14 +330,10 @@ class Explanation:
 
     def _block_axes(self):
         """Axis labels of an interaction / covariance block."""
-        labels = []
-        for a in self._axes:
-            labels += [a, a] if a == "feature" else [a]
-        return tuple(labels)
+        return block_axes(self._axes)
 
     def _block_shape(self):
-        size = dict(zip(self._axes, self.values.shape))
-        return tuple(size[a] for a in self._block_axes())
+        return block_shape(self._axes, self.values.shape)
 
     def _block_diagonal(self, block):
         """The diagonal of a block, laid out like ``values``."""
@@ -326,6 +374,22 @@ class Explanation:
                 f"covariance must have a non-negative diagonal (variances); got {diagonal.min():.3g}"
             )
         return block
+
+    def _covariance_of_joint(self, covariance):
+        """``covariance``, or the diagonal blocks of ``joint_covariance`` (which it must then equal)."""
+        if self.joint_covariance is None:
+            return covariance
+        blocks = self._joint_diagonal_blocks(self.joint_covariance)
+        if covariance is None:
+            return blocks
+        covariance = np.asarray(covariance, dtype=float)
+        if blocks.shape == covariance.shape and not np.allclose(
+                blocks, covariance, rtol=1e-9, atol=1e-12 * _max_abs(blocks)):
+            raise ValueError(
+                "covariance must equal the diagonal blocks of joint_covariance; they differ by "
+                f"up to {_max_abs(blocks - covariance):.3g}"
+            )
+        return covariance
 
     def _check_joint(self, joint, shape):
         if joint is None:
@@ -416,43 +480,9 @@ class Explanation:
         size = dict(zip(self._axes, self.values.shape))
         norm = {axis: self._normalise(axis, k, size[axis]) for axis, k in zip(self._axes, keys)}
         kept = tuple(a for a in self._axes if not _is_int(norm[a]))
-
-        def take(arr, labels):
-            # right to left, so that an integer key dropping an axis does not
-            # move the axes still to be indexed; one axis at a time gives blocks
-            for pos in reversed(range(len(labels))):
-                k = norm.get(labels[pos])
-                if k is None or (isinstance(k, slice) and k == slice(None)):
-                    continue
-                arr = arr[(slice(None),) * pos + (k,)]
-            return arr
-
-        sub = {name: (None if getattr(self, name) is None else take(getattr(self, name), self._axes))
-               for name in _PER_CELL}
-        if self.data is not None:
-            sub["data"] = take(self.data, tuple(a for a in self._axes if a != "output"))
-        base = take(np.asarray(self.base_values), tuple(a for a in self._axes if a != "feature"))
-        if "feature" in kept:
-            for name in _BLOCKS:
-                if getattr(self, name) is not None:
-                    sub[name] = take(getattr(self, name), self._block_axes())
-        if self.joint_covariance is not None and "instance" in kept and "feature" in kept:
-            n, d = self.values.shape[:2]
-            cells = (np.arange(n)[norm["instance"]][:, None] * d
-                     + np.arange(d)[norm["feature"]][None, :]).ravel()
-            sub["joint_covariance"] = take(self.joint_covariance[cells][:, cells],
-                                           (None, None) + tuple(a for a in self._axes if a == "output"))
-        meta = dict(self.meta)
-        for key, arr in self.meta.items():   # per-cell and per-block arrays in meta slice along
-            if not isinstance(arr, np.ndarray) or arr.ndim == 0:
-                continue
-            if arr.shape == self.values.shape:
-                meta[key] = take(arr, self._axes)
-            elif arr.shape == self._block_shape():
-                if "feature" in kept:
-                    meta[key] = take(arr, self._block_axes())
-                else:
-                    del meta[key]
+        sub = self._sliced_arrays(norm, kept)
+        base = _take(np.asarray(self.base_values), tuple(a for a in self._axes if a != "feature"), norm)
+        meta = self._sliced_meta(norm, kept)
         names = self.feature_names
         if "feature" in self._axes:
             names = list(np.atleast_1d(np.asarray(self.feature_names, dtype=object)[norm["feature"]]))
@@ -465,6 +495,39 @@ class Explanation:
                 meta["output"] = str(picked)
         return Explanation(sub.pop("values"), base, feature_names=names, meta=meta,
                            output_names=outputs, axes=kept, **sub)
+
+    def _sliced_arrays(self, norm, kept):
+        """The per-cell arrays, data, blocks and joint covariance at the normalised keys ``norm``."""
+        sub = {name: (None if getattr(self, name) is None else _take(getattr(self, name), self._axes, norm))
+               for name in _PER_CELL}
+        if self.data is not None:
+            sub["data"] = _take(self.data, tuple(a for a in self._axes if a != "output"), norm)
+        if "feature" in kept:
+            for name in _BLOCKS:
+                if getattr(self, name) is not None:
+                    sub[name] = _take(getattr(self, name), self._block_axes(), norm)
+        if self.joint_covariance is not None and "instance" in kept and "feature" in kept:
+            n, d = self.values.shape[:2]
+            cells = (np.arange(n)[norm["instance"]][:, None] * d
+                     + np.arange(d)[norm["feature"]][None, :]).ravel()
+            sub["joint_covariance"] = _take(self.joint_covariance[cells][:, cells],
+                                            (None, None) + tuple(a for a in self._axes if a == "output"), norm)
+        return sub
+
+    def _sliced_meta(self, norm, kept):
+        """``meta`` with its per-cell and per-block arrays sliced along (blocks dropped with the feature axis)."""
+        meta = dict(self.meta)
+        for key, arr in self.meta.items():
+            if not isinstance(arr, np.ndarray) or arr.ndim == 0:
+                continue
+            if arr.shape == self.values.shape:
+                meta[key] = _take(arr, self._axes, norm)
+            elif arr.shape == self._block_shape():
+                if "feature" in kept:
+                    meta[key] = _take(arr, self._block_axes(), norm)
+                else:
+                    del meta[key]
+        return meta
 
     def _expand(self, key):
         keys = key if isinstance(key, tuple) else (key,)
@@ -489,25 +552,6 @@ class Explanation:
 
     def _normalise(self, axis, key, length):
         """An int (the axis is dropped), a slice or a 1-D integer array (the axis is kept)."""
-        names = {"feature": self.feature_names, "output": self.output_names}.get(axis)
-
-        def one(k):
-            if isinstance(k, str):
-                if names is None:
-                    raise IndexError(
-                        f"names select features or outputs, not {axis}s; got {k!r} on the {axis} "
-                        f"axis (axes are {self._axes}; e.g. e[:, {k!r}] or e[..., {k!r}])"
-                    )
-                if k not in names:
-                    raise KeyError(f"unknown {axis} {k!r}; {axis}s are {names}")
-                return names.index(k)
-            if _is_int(k):
-                return int(k)
-            raise IndexError(
-                f"cannot index the {axis} axis with {k!r} ({type(k).__name__}); use an int, "
-                "a name, a slice, a list, or a boolean mask"
-            )
-
         if key is None:
             raise IndexError("an Explanation cannot take new axes (None / np.newaxis)")
         if isinstance(key, slice):
@@ -515,10 +559,13 @@ class Explanation:
                 raise IndexError(f"slices by name are not supported on the {axis} axis; got {key}")
             return key
         if isinstance(key, (str, numbers.Integral, np.integer)) and not isinstance(key, (bool, np.bool_)):
-            return one(key)
+            return self._position(axis, key)
         if isinstance(key, (list, tuple)) and not all(isinstance(k, (bool, np.bool_)) for k in key):
-            return np.array([one(k) for k in key], dtype=int)
-        arr = np.asarray(key)
+            return np.array([self._position(axis, k) for k in key], dtype=int)
+        return self._normalise_array(axis, np.asarray(key), length)
+
+    def _normalise_array(self, axis, arr, length):
+        """A boolean mask, integer array or array of names on ``axis``: a 1-D integer array."""
         if arr.dtype == bool and arr.ndim:
             if arr.shape != (length,):
                 raise IndexError(
@@ -527,11 +574,28 @@ class Explanation:
             return np.flatnonzero(arr)
         if arr.ndim != 1:
             raise IndexError(f"index arrays must be 1-D; got shape {arr.shape} on the {axis} axis")
-        if arr.size == 0:
+        if arr.size == 0 or arr.dtype.kind in "iu":
             return arr.astype(int)
-        if arr.dtype.kind in "iu":
-            return arr.astype(int)
-        return np.array([one(k) for k in arr.tolist()], dtype=int)
+        return np.array([self._position(axis, k) for k in arr.tolist()], dtype=int)
+
+    def _position(self, axis, k):
+        """The position of one key on ``axis``: an int, or a feature / output name."""
+        names = {"feature": self.feature_names, "output": self.output_names}.get(axis)
+        if isinstance(k, str):
+            if names is None:
+                raise IndexError(
+                    f"names select features or outputs, not {axis}s; got {k!r} on the {axis} "
+                    f"axis (axes are {self._axes}; e.g. e[:, {k!r}] or e[..., {k!r}])"
+                )
+            if k not in names:
+                raise KeyError(f"unknown {axis} {k!r}; {axis}s are {names}")
+            return names.index(k)
+        if _is_int(k):
+            return int(k)
+        raise IndexError(
+            f"cannot index the {axis} axis with {k!r} ({type(k).__name__}); use an int, "
+            "a name, a slice, a list, or a boolean mask"
+        )
 
     # ------------------------------------------------------------ conversions
     def to_frame(self) -> pd.DataFrame:
@@ -620,25 +684,8 @@ class Explanation:
             covariances between instances of different pieces are unknown).
         """
         pieces = list(pieces)
-        if not pieces:
-            raise ValueError("Explanation.concat needs at least one Explanation")
-        bad = [type(p).__name__ for p in pieces if not isinstance(p, Explanation)]
-        if bad:
-            raise TypeError(f"Explanation.concat joins Explanations; got {', '.join(bad)}")
+        _check_pieces(pieces)
         first = pieces[0]
-        for k, p in enumerate(pieces):
-            if "instance" not in p.axes:
-                raise ValueError(f"piece {k} has no instance axis (axes {p.axes}); concat stacks "
-                                 "explanations of several instances each")
-            if p.axes != first.axes or p.values.shape[1:] != first.values.shape[1:]:
-                raise ValueError(f"piece {k} has axes {p.axes} and shape {p.values.shape}; piece 0 "
-                                 f"has {first.axes} and {first.values.shape}")
-            if list(p.feature_names) != list(first.feature_names) or \
-                    (p.output_names or None) != (first.output_names or None):
-                raise ValueError(f"piece {k} names its features or outputs differently from piece 0")
-            if p.joint_covariance is not None:
-                raise ValueError("cannot concatenate explanations with a joint_covariance: the "
-                                 "covariances between instances of different pieces are unknown")
 
         def stack(name):
             arrays = [getattr(p, name) for p in pieces]

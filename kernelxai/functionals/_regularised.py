@@ -125,19 +125,20 @@ class _ShapleyPenaltyMixin:
             RU[:, ~keep] = 0.0
         return s, U, RU, keep
 
-    def _finish(self, X, alpha, b, reps, lam_shapley):
-        self.alpha_, self.intercept_ = alpha, float(b)
-        self.expansion_ = KernelExpansion(X, alpha, self.kernel_, b,
-                                          feature_names=_names(self, X.shape[1]))
-        self.lam_shapley_ = lam_shapley
-        self.representers_ = reps
-        if reps is not None:
-            phi = reps.values(alpha)
-            self.features_ = list(reps.features)
-            self.shapley_penalty_ = float(np.mean(phi**2, axis=0).sum())
-        else:
-            self.features_ = []
-            self.shapley_penalty_ = 0.0
+
+def _set_fitted(est, X, alpha, b, reps, lam_shapley) -> None:
+    """Write the fitted attributes of a Shapley-regularised estimator (its own fit, or one of a path)."""
+    est.alpha_, est.intercept_ = alpha, float(b)
+    est.expansion_ = KernelExpansion(X, alpha, est.kernel_, b, feature_names=_names(est, X.shape[1]))
+    est.lam_shapley_ = lam_shapley
+    est.representers_ = reps
+    if reps is not None:
+        phi = reps.values(alpha)
+        est.features_ = list(reps.features)
+        est.shapley_penalty_ = float(np.mean(phi**2, axis=0).sum())
+    else:
+        est.features_ = []
+        est.shapley_penalty_ = 0.0
 
 
 # --------------------------------------------------------------------------- #
@@ -287,7 +288,7 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
                 c1, c2 = sol[:, 0], sol[:, 1]
             b = (y.sum() - g1 @ c1) / (n - g1 @ c2)
             alpha = U @ ((c1 - b * c2) / D)
-            est._finish(X, alpha, b, reps, ls)
+            _set_fitted(est, X, alpha, b, reps, ls)
 
 
 # --------------------------------------------------------------------------- #
@@ -362,7 +363,7 @@ class ShapleyRegularisedKernelLogisticRegression(_ShapleyPenaltyMixin, KernelLog
         n = len(X)
         reps = self._representers(X, self.kernel_, names, value, eta, feats) if feats else None
         if reps is None or ls == 0.0:
-            self._finish(X, self.alpha_, self.intercept_, reps, ls)
+            _set_fitted(self, X, self.alpha_, self.intercept_, reps, ls)
             return self
         K = self.kernel_.gram(X)
         s, U, RU, keep = self._spectrum(K, reps)
@@ -398,5 +399,5 @@ class ShapleyRegularisedKernelLogisticRegression(_ShapleyPenaltyMixin, KernelLog
                           ConvergenceWarning, stacklevel=2)
         beta, b = T @ res.x[:-1], float(res.x[-1])
         self.n_iter_ = int(res.nit)
-        self._finish(X, Uk @ (beta / np.sqrt(sk)), b, reps, ls)
+        _set_fitted(self, X, Uk @ (beta / np.sqrt(sk)), b, reps, ls)
         return self

@@ -24,7 +24,8 @@ from .._calibration import Work
 from .._validation import as_real_array, check_positive_int
 from ._coalitions import all_coalitions, bitmasks_to_coalitions, coalitions_to_bitmasks
 
-__all__ = ["Game", "TabularGame", "FunctionGame", "GroupedGame", "tabulate", "LinearInCoefficients"]
+__all__ = ["Game", "TabularGame", "FunctionGame", "GroupedGame", "tabulate", "LinearInCoefficients",
+           "check_coalitions", "group_membership"]
 
 
 class Game:
@@ -175,24 +176,40 @@ class Game:
         raise NotImplementedError
 
     def _check_coalitions(self, coalitions):
-        z = np.asarray(coalitions)
-        single = z.ndim == 1
-        if single:
-            z = z[None, :]
-        if z.ndim != 2 or z.shape[1] != self.n_players:
+        return check_coalitions(coalitions, self.n_players)
+
+
+def check_coalitions(coalitions, n_players) -> tuple[np.ndarray, bool]:
+    """``(z, single)``: coalitions of ``n_players`` players as a boolean (m, d) array, and whether one was given.
+
+    Accepts booleans or integers 0/1, of shape (m, d) or (d,) for one coalition (``single``).
+    """
+    z = np.asarray(coalitions)
+    single = z.ndim == 1
+    if single:
+        z = z[None, :]
+    if z.ndim != 2 or z.shape[1] != n_players:
+        raise ValueError(
+            f"coalitions must be a boolean array of shape (m, {n_players}) "
+            f"(one column per player); got shape {np.shape(coalitions)}"
+        )
+    if z.dtype != bool:
+        if z.dtype.kind in "iu" and np.all((z == 0) | (z == 1)):
+            z = z.astype(bool)
+        else:
             raise ValueError(
-                f"coalitions must be a boolean array of shape (m, {self.n_players}) "
-                f"(one column per player); got shape {np.shape(coalitions)}"
+                "coalitions must be boolean (or integers 0/1); got dtype "
+                f"{z.dtype}{' with values other than 0/1' if z.dtype.kind in 'iu' else ''}"
             )
-        if z.dtype != bool:
-            if z.dtype.kind in "iu" and np.all((z == 0) | (z == 1)):
-                z = z.astype(bool)
-            else:
-                raise ValueError(
-                    "coalitions must be boolean (or integers 0/1); got dtype "
-                    f"{z.dtype}{' with values other than 0/1' if z.dtype.kind in 'iu' else ''}"
-                )
-        return z, single
+    return z, single
+
+
+def group_membership(groups, n_players) -> np.ndarray:
+    """Boolean (len(groups), n_players): row k marks the players of group k."""
+    membership = np.zeros((len(groups), n_players), dtype=bool)
+    for k, g in enumerate(groups):
+        membership[k, g] = True
+    return membership
 
 
 class FunctionGame(Game):
@@ -399,9 +416,7 @@ class GroupedGame(Game):
         super().__init__(len(groups), names, game.n_instances, None, game.meta)
         self.game = game
         self.groups = groups
-        self._membership = np.zeros((len(groups), game.n_players), dtype=bool)
-        for k, g in enumerate(groups):
-            self._membership[k, g] = True
+        self._membership = group_membership(groups, game.n_players)
 
     def _evaluate(self, coalitions):
         return self.game(coalitions.astype(np.int64) @ self._membership.astype(np.int64) > 0)

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.linalg import blas
 
 from ._non_product import Matern, SumKernel
-from ._product_kernels import ProductKernel
+from ._product_kernels import ProductKernel, check_pair
 
 __all__ = ["CoalitionGrams", "LatticeGrams", "lattice_walk"]
 
@@ -86,7 +86,7 @@ class CoalitionGrams:
         if not isinstance(kernel, (ProductKernel, Matern, SumKernel)):
             raise TypeError(f"CoalitionGrams supports product kernels, sums of them and Matern; "
                             f"got {kernel!r}")
-        A, B = kernel._check_pair(A, B)
+        A, B = check_pair(A, B, kernel.n_features)
         self.kernel, self.shape, self.d = kernel, (A.shape[0], B.shape[0]), A.shape[1]
         self._zeros = None
         self._parts = None
@@ -99,7 +99,7 @@ class CoalitionGrams:
             if not positive.all():
                 self._zeros = (~positive).reshape(-1, self.d).T.astype(float)
         else:
-            scale = kernel._scales(self.d)
+            scale = kernel.scales(self.d)
             diff = (A[:, None, :] - B[None, :, :]) / scale
             self._terms = (diff * diff).reshape(-1, self.d).T.copy()
 
@@ -123,7 +123,7 @@ class CoalitionGrams:
             if self._zeros is not None:
                 E[(Z @ self._zeros) > 0] = 0.0
         else:
-            E = self.kernel._profile(np.sqrt(np.maximum(E, 0.0)))
+            E = self.kernel.profile(np.sqrt(np.maximum(E, 0.0)))
         return E.reshape((len(Z),) + self.shape)
 
 
@@ -237,11 +237,11 @@ class LatticeGrams:
         if not self.supports(kernel):
             raise TypeError(f"LatticeGrams supports product kernels and Matern; got {kernel!r}")
         self.symmetric = B is None
-        A, B = kernel._check_pair(A, B)
+        A, B = check_pair(A, B, kernel.n_features)
         self.kernel, self.shape, self.d = kernel, (A.shape[0], B.shape[0]), A.shape[1]
         self.product = isinstance(kernel, ProductKernel)
         self.bounds = self.row_blocks(A.shape[0], B.shape[0], self.symmetric, n_blocks)
-        scale = None if self.product else kernel._scales(self.d)
+        scale = None if self.product else kernel.scales(self.d)
         # terms[j][block]: feature j's Gram (product) or squared scaled differences (Matern) on
         # one stored block, all features of a block formed in one call
         blocks = [self._terms(A[r0:r1], B[c0:c1], scale) for r0, r1, c0, c1 in self.bounds]
@@ -318,7 +318,7 @@ class LatticeGrams:
             else:
                 self._combine(p, t, view)
             if not self.product:
-                view[...] = self.kernel._profile(np.sqrt(view))
+                view[...] = self.kernel.profile(np.sqrt(view))
 
     def fill(self, depth, out) -> None:
         """Write K_S of the node on the stack at ``depth`` into ``out``."""
@@ -326,7 +326,7 @@ class LatticeGrams:
             if self.product:
                 out[r0:r1, c0:c1] = s
             else:
-                out[r0:r1, c0:c1] = self.kernel._profile(np.sqrt(s))
+                out[r0:r1, c0:c1] = self.kernel.profile(np.sqrt(s))
 
     def _combine(self, parent, term, out):
         if self.product:

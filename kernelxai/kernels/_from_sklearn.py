@@ -218,17 +218,26 @@ def _sum_of_products(k):
             return None
         return [(w1 * w2, f1 + f2) for w1, f1 in left for w2, f2 in right]
     if isinstance(k, gk.Exponentiation):
-        base = _sum_of_products(k.kernel)
-        p = float(k.exponent)
-        if base is None or len(base) > 1 or p <= 0:
-            return None
-        if not base:
-            return []
-        (w, factors), = base
-        if not all(type(f) is RBF for f in factors):
-            return None
-        # exp(-r^2 / (2 l^2))^p = exp(-r^2 p / (2 l^2)): an RBF with lengthscale l / sqrt(p)
-        return [(w ** p, [RBF(f.lengthscale / np.sqrt(p)) for f in factors])]
+        return _power_of_products(_sum_of_products(k.kernel), float(k.exponent))
+    return _leaf_products(k)
+
+
+def _power_of_products(base, p):
+    """``base`` (a sum of products) to the power ``p``: one product of RBFs only, else None."""
+    if base is None or len(base) > 1 or p <= 0:
+        return None
+    if not base:
+        return []
+    (w, factors), = base
+    if not all(type(f) is RBF for f in factors):
+        return None
+    # exp(-r^2 / (2 l^2))^p = exp(-r^2 p / (2 l^2)): an RBF with lengthscale l / sqrt(p)
+    return [(w ** p, [RBF(f.lengthscale / np.sqrt(p)) for f in factors])]
+
+
+def _leaf_products(k):
+    """A scikit-learn kernel that is no Sum, Product or Exponentiation as a sum of products, or None."""
+    gk = _gk()
     if isinstance(k, gk.ConstantKernel):
         return [(float(k.constant_value), [])]
     if isinstance(k, gk.WhiteKernel):

@@ -26,7 +26,7 @@ import numbers
 import numpy as np
 
 from ._lengthscales import check_lengthscale
-from ._product_kernels import Kernel, ProductKernel, gram_block_elements
+from ._product_kernels import Kernel, ProductKernel, gram_block_elements, subset_indices
 
 __all__ = ["Matern", "SumKernel", "Linear"]
 
@@ -96,12 +96,14 @@ class Matern(Kernel):
         self.lengthscale = check_lengthscale(lengthscale)
         self.n_features = None if isinstance(self.lengthscale, float) else len(self.lengthscale)
 
-    def _scales(self, d):
+    def scales(self, d) -> np.ndarray:
+        """The lengthscale of each of ``d`` features (the coalition Gram caches scale coordinates by it)."""
         if isinstance(self.lengthscale, float):
             return np.full(d, self.lengthscale)
         return self.lengthscale
 
-    def _profile(self, r):
+    def profile(self, r) -> np.ndarray:
+        r""":math:`\kappa_\nu(r)` of scaled distances ``r`` elementwise (the coalition Gram caches form K_S with it)."""
         if self.nu == 0.5:
             return np.exp(-r)
         if self.nu == 1.5:
@@ -134,7 +136,7 @@ class Matern(Kernel):
         """
         A, B = self._check_pair(A, B)
         d = A.shape[1]
-        feats = ProductKernel._subset_indices(subset, d)
+        feats = subset_indices(subset, d)
         feats = list(range(d)) if feats is None else feats
         bad = [j for j in feats if not 0 <= j < d]
         if bad:
@@ -142,13 +144,13 @@ class Matern(Kernel):
         out = np.ones((A.shape[0], B.shape[0]))
         if not feats:
             return out
-        scale = self._scales(d)[feats]
+        scale = self.scales(d)[feats]
         As, Bs = A[:, feats] / scale, B[:, feats] / scale
         step = max(1, gram_block_elements(max_elements) // max(1, B.shape[0] * len(feats)))
         for start in range(0, A.shape[0], step):
             diff = As[start:start + step, None, :] - Bs[None, :, :]
             r = np.sqrt(np.einsum("abj,abj->ab", diff, diff))
-            out[start:start + step] = self._profile(r)
+            out[start:start + step] = self.profile(r)
         return out
 
     def restrict(self, features) -> Matern:
@@ -299,7 +301,7 @@ class Linear(Kernel):
     def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
         r""":math:`A_S B_S^\top` on the coordinates in ``subset`` (default all; the empty subset gives zeros)."""
         A, B = self._check_pair(A, B)
-        feats = ProductKernel._subset_indices(subset, A.shape[1])
+        feats = subset_indices(subset, A.shape[1])
         if feats is None:
             return A @ B.T
         return A[:, feats] @ B[:, feats].T

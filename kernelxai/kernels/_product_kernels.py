@@ -40,8 +40,8 @@ from ._lengthscales import check_lengthscale
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["BLOCK_SHARE", "FACTOR_OPS", "gram_block_elements", "Kernel", "ProductKernel", "RBF", "Laplace", "Cauchy",
-           "Categorical", "Product", "Constant", "ProductOf"]
+__all__ = ["BLOCK_SHARE", "FACTOR_OPS", "gram_block_elements", "check_pair", "subset_indices", "Kernel",
+           "ProductKernel", "RBF", "Laplace", "Cauchy", "Categorical", "Product", "Constant", "ProductOf"]
 
 #: Elementwise operations one number of a per-feature Gram block counts for under a
 #: ``flops_per_second`` override; calibrated estimates time the factors themselves
@@ -56,6 +56,29 @@ BLOCK_SHARE = 2
 def gram_block_elements(max_elements) -> int:
     """Numbers one block of a Gram tensor may hold: ``max_elements``, or a share of the memory budget."""
     return working_elements(BLOCK_SHARE) if max_elements is None else int(max_elements)
+
+
+def check_pair(A, B, n_features=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(A, B)`` as finite 2-D float arrays of equal width (``B`` defaults to ``A``).
+
+    ``n_features``: the width a kernel with per-feature parameters is tied to (None: any).
+    Every kernel checks its inputs with it, and so do the coalition Gram caches.
+    """
+    A = check_matrix(A, "A", n_features=n_features, allow_1d=True)
+    B = A if B is None else check_matrix(B, "B", n_features=A.shape[1], allow_1d=True)
+    return A, B
+
+
+def subset_indices(subset, d) -> list[int] | None:
+    """A coalition given as a boolean mask of length ``d`` or as feature indices: its indices (None: all)."""
+    if subset is None:
+        return None
+    subset = np.asarray(subset)
+    if subset.dtype == bool:
+        if subset.shape != (d,):
+            raise ValueError(f"a boolean subset must have length {d}; got shape {subset.shape}")
+        return np.flatnonzero(subset).tolist()
+    return [int(i) for i in subset.ravel()]
 
 
 class Kernel:
@@ -107,9 +130,7 @@ class Kernel:
         return self.gram(A, B, subset, max_elements=max_elements)
 
     def _check_pair(self, A, B):
-        A = check_matrix(A, "A", n_features=self.n_features, allow_1d=True)
-        B = A if B is None else check_matrix(B, "B", n_features=A.shape[1], allow_1d=True)
-        return A, B
+        return check_pair(A, B, self.n_features)
 
 
 class ProductKernel(Kernel):
@@ -180,7 +201,7 @@ class ProductKernel(Kernel):
         the empty coalition gives a matrix of ones (K_empty).
         """
         A, B = self._check_pair(A, B)
-        feats = self._features(A.shape[1], self._subset_indices(subset, A.shape[1]))
+        feats = self._features(A.shape[1], subset_indices(subset, A.shape[1]))
         out = np.ones((A.shape[0], B.shape[0]))
         if not feats:
             return out
@@ -202,17 +223,6 @@ class ProductKernel(Kernel):
     # ----------------------------------------------------------- internals
     def _block(self, A, B, feats):
         raise NotImplementedError
-
-    @staticmethod
-    def _subset_indices(subset, d) -> list[int] | None:
-        if subset is None:
-            return None
-        subset = np.asarray(subset)
-        if subset.dtype == bool:
-            if subset.shape != (d,):
-                raise ValueError(f"a boolean subset must have length {d}; got shape {subset.shape}")
-            return np.flatnonzero(subset).tolist()
-        return [int(i) for i in subset.ravel()]
 
     def _features(self, d, features):
         if features is None:
@@ -325,7 +335,7 @@ class RBF(_Stationary):
         :math:`K_S` for standardised data), so predictions keep using :meth:`gram`.
         """
         A, B = self._check_pair(A, B)
-        feats = self._features(A.shape[1], self._subset_indices(subset, A.shape[1]))
+        feats = self._features(A.shape[1], subset_indices(subset, A.shape[1]))
         if not feats:
             return np.ones((A.shape[0], B.shape[0]))
         scale = self._scales(feats)
@@ -497,7 +507,7 @@ class Product(ProductKernel):
                 continue
             cols = np.asarray(cols)
             sub_a, sub_b = A[:, cols], B[:, cols]
-            out[:, :, where] = kern._block(sub_a, sub_b, self._local[feats[where]].tolist())
+            out[:, :, where] = kern.feature_grams(sub_a, sub_b, self._local[feats[where]].tolist(), check=False)
         return out
 
     def restrict(self, features) -> Product:
@@ -597,9 +607,9 @@ class ProductOf(ProductKernel):
         self.n_features = sizes.pop() if sizes else None
 
     def _block(self, A, B, feats):
-        out = self.kernels[0]._block(A, B, feats)
+        out = self.kernels[0].feature_grams(A, B, feats, check=False)
         for kern in self.kernels[1:]:
-            out = out * kern._block(A, B, feats)
+            out = out * kern.feature_grams(A, B, feats, check=False)
         return out
 
     def restrict(self, features) -> ProductOf:

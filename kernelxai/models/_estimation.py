@@ -10,6 +10,7 @@ and the feature names recorded at fit, for ``kernelxai.models._ridge``,
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +19,9 @@ from ..kernels import RBF, Kernel, median_heuristic
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data
 except ImportError:  # pragma: no cover - older scikit-learn
-    def validate_data(estimator, *args, **kwargs):  # noqa: ANN001, ANN201
+    def validate_data(estimator: Any, *args: Any, **kwargs: Any) -> Any:
         """scikit-learn's data validation of an estimator (older releases: a method)."""
-        return estimator._validate_data(*args, **kwargs)
+        return estimator._validate_data(*args, **kwargs)  # noqa: SLF001 - scikit-learn < 1.6 has no public validate_data
 
 __all__ = ["DEFAULT_LAMBDAS", "validate_data", "resolve_kernel", "check_lam", "check_grid",
            "check_min_samples", "fitted_feature_names"]

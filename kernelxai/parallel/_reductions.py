@@ -39,7 +39,7 @@ def reduction_jobs(n_jobs) -> Iterator[None]:
     Parameters
     ----------
     n_jobs : int or None
-        As in scikit-learn (checked by :func:`~kernelxai.parallel.check_n_jobs`).
+        As in scikit-learn (checked by ``kernelxai.parallel._chunking.check_n_jobs``).
 
     Yields
     ------

@@ -189,7 +189,7 @@ def execution(n_jobs, n_chunks) -> tuple[str, int]:
     Parameters
     ----------
     n_jobs : int or None
-        As in scikit-learn (checked by :func:`~kernelxai.parallel.check_n_jobs`).
+        As in scikit-learn (checked by ``kernelxai.parallel._chunking.check_n_jobs``).
     n_chunks : int
         Number of chunks to run (no more threads than chunks).
 
@@ -265,8 +265,7 @@ def run_rows(fn, X, *, shared=None, n_jobs=None, rows_per_chunk=None, progress=N
     Returns
     -------
     list
-        ``fn``'s results, chunk by chunk. :func:`~kernelxai.parallel.concat_results` joins
-        Explanations.
+        ``fn``'s results, chunk by chunk (the entry points join Explanations into one).
 
     Raises
     ------

@@ -109,6 +109,16 @@ def bar(expl, *, ax=None, max_display=12, title=None, output=None) -> Axes:
     return ax
 
 
+def _feature_label(name, datum):
+    """``name = value`` of a waterfall bar (the value to 3 digits when it is a number); the name without data."""
+    if datum is None:
+        return name
+    try:
+        return f"{name} = {float(datum):.3g}"
+    except (TypeError, ValueError):
+        return f"{name} = {datum}"
+
+
 def waterfall(expl, *, ax=None, max_display=10, title=None, output=None) -> Axes:
     """Waterfall of one instance: from the base value to the explained output.
 
@@ -163,16 +173,7 @@ def waterfall(expl, *, ax=None, max_display=10, title=None, output=None) -> Axes
     names = list(expl.feature_names)
     order = list(largest_first(values, len(values)))
     shown, rest = order[:max_display], order[max_display:]
-    labels = []
-    for j in shown:
-        label = names[j]
-        if expl.data is not None:
-            datum = expl.data[j]
-            try:
-                label = f"{label} = {float(datum):.3g}"
-            except (TypeError, ValueError):
-                label = f"{label} = {datum}"
-        labels.append(label)
+    labels = [_feature_label(names[j], None if expl.data is None else expl.data[j]) for j in shown]
     steps = list(values[shown])
     lows, highs = [0.0] * len(shown), [0.0] * len(shown)
     if expl.has_intervals:

@@ -158,7 +158,7 @@ def distinct_coalition_weights(z, weights=None) -> tuple[np.ndarray, np.ndarray]
 def resolve_groups(groups, names) -> list[list[int]]:
     """Groups of feature indices from groups of indices or names (``names``: the game's features).
 
-    The reading every entry point shares (:func:`kernelxai._params.resolve_groups`): an
+    The reading every entry point shares (``kernelxai._params.resolve_groups``): an
     unknown name is refused with the features' names and "did you mean".
     """
     return _resolve_groups(groups, names)

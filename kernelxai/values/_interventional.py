@@ -30,17 +30,17 @@ from .._config import working_elements
 from .._threads import single_threaded_blas
 from .._validation import feature_names_in
 from ..games import (
-    GroupedGame,
     HasUnitGames,
     LinearInCoefficients,
     ProductGame,
     SumOfProductGames,
     coalitions_to_bitmasks,
 )
+from ..games._game_types import group_membership
 from ..games._product_games import GroupedProductGame
 from ..kernels import Constant, Linear
-from ..models.convert import as_expansion
 from ..models._expansion import KernelExpansion
+from ..models.convert import as_expansion
 from ..parallel import reduce_rows
 from ._agnostic import MarginalGame, check_background, check_max_elements, check_points, flops_per_point
 from ._base import (
@@ -552,7 +552,7 @@ class _UnitInterventionalGame(ProductGame):
 class _GroupedInterventionalGame(GroupedProductGame):
     def __init__(self, game, groups, names):
         super().__init__(game, groups, names)
-        self._membership = GroupedGame(game, groups, names)._membership.astype(np.int64)
+        self._membership = group_membership(self.groups, game.n_players).astype(np.int64)
 
     def _evaluate(self, coalitions):
         return self.game(coalitions.astype(np.int64) @ self._membership > 0)

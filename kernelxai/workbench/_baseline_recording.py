@@ -58,6 +58,21 @@ def environment() -> dict:
     return env
 
 
+def _auto_spec(v):
+    """The automatic tolerance of one leaf of a results JSON, or None (the leaf is not compared)."""
+    if is_numeric(v) and list(flat_items(v)):
+        values = [abs(x) for _, x in flat_items(v)]
+        if max(values) < 1e-9:
+            return {"value": v, "abs": 1e-9, "rel": 0.0,
+                    "reason": "auto: an identity's rounding error; passes while below 1e-9"}
+        return {"value": v, "abs": 1e-12, "rel": 1e-6,
+                "reason": "auto: seeded, reproduces to rounding on the recording machine; review"}
+    if isinstance(v, bool) or (isinstance(v, str) and len(v) <= 80 and "/" not in v and "\\" not in v) \
+            or (isinstance(v, list) and v and all(isinstance(e, str) and len(e) <= 80 for e in v)):
+        return {"value": v, "abs": 0.0, "rel": 0.0, "reason": "auto: compared exactly"}
+    return None
+
+
 def auto_numbers(results) -> dict:
     """A first set of compared numbers for a notebook without a baseline: every non-timing leaf.
 
@@ -92,18 +107,9 @@ def auto_numbers(results) -> dict:
     out = {}
 
     def leaf(keys, v):
-        pointer = pointer_of(keys)
-        if is_numeric(v) and list(flat_items(v)):
-            values = [abs(x) for _, x in flat_items(v)]
-            if max(values) < 1e-9:
-                out[pointer] = {"value": v, "abs": 1e-9, "rel": 0.0,
-                                "reason": "auto: an identity's rounding error; passes while below 1e-9"}
-            else:
-                out[pointer] = {"value": v, "abs": 1e-12, "rel": 1e-6,
-                                "reason": "auto: seeded, reproduces to rounding on the recording machine; review"}
-        elif isinstance(v, bool) or (isinstance(v, str) and len(v) <= 80 and "/" not in v and "\\" not in v) \
-                or (isinstance(v, list) and v and all(isinstance(e, str) and len(e) <= 80 for e in v)):
-            out[pointer] = {"value": v, "abs": 0.0, "rel": 0.0, "reason": "auto: compared exactly"}
+        spec = _auto_spec(v)
+        if spec is not None:
+            out[pointer_of(keys)] = spec
 
     def walk(keys, v):
         if isinstance(v, dict):
@@ -119,6 +125,31 @@ def auto_numbers(results) -> dict:
 
     walk((), results)
     return out
+
+
+def _template(baseline, mode, results, name):
+    """``(numbers, auto, diff)``: the compared numbers a mode's recording starts from, and why.
+
+    The mode's own numbers; else the other mode's (a new mode); else :func:`auto_numbers`
+    (a new notebook).
+    """
+    old_block = baseline["modes"].get(mode)
+    if old_block is not None:
+        return old_block.get("numbers", {}), bool(old_block.get("auto")), []
+    other = next((baseline["modes"][m] for m in MODES if m in baseline["modes"]), None)
+    if other is not None:
+        return (other.get("numbers", {}), bool(other.get("auto")),
+                [f"new {mode}-mode baseline, comparing the numbers of the other mode"])
+    template = auto_numbers(results)
+    return template, True, [f"new baseline: {len(template)} numbers with automatic tolerances "
+                            f"(review them in notebooks/baselines/{name}.json)"]
+
+
+def _parameters_change(before, now):
+    """One diff line naming the parameters that changed, with both values."""
+    keys = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    return "  parameters: " + ", ".join(
+        f"{k} {short_text(before.get(k, '<unset>'))} -> {short_text(now.get(k, '<unset>'))}" for k in keys)
 
 
 def record(results, baseline, *, name, seconds=None) -> tuple[dict, list[str]]:
@@ -172,18 +203,7 @@ def record(results, baseline, *, name, seconds=None) -> tuple[dict, list[str]]:
         raise ValueError(f"{name}: only default and smoke runs are recorded as baselines; this is a {mode} run")
     new = copy.deepcopy(baseline) if baseline is not None else {"notebook": name, "format": FORMAT, "modes": {}}
     old_block = new["modes"].get(mode)
-    diff = []
-    if old_block is not None:
-        template, auto = old_block.get("numbers", {}), bool(old_block.get("auto"))
-    else:
-        other = next((new["modes"][m] for m in MODES if m in new["modes"]), None)
-        if other is not None:
-            template, auto = other.get("numbers", {}), bool(other.get("auto"))
-            diff.append(f"new {mode}-mode baseline, comparing the numbers of the other mode")
-        else:
-            template, auto = auto_numbers(results), True
-            diff.append(f"new baseline: {len(template)} numbers with automatic tolerances "
-                        f"(review them in notebooks/baselines/{name}.json)")
+    template, auto, diff = _template(new, mode, results, name)
     numbers_, changed = {}, 0
     for pointer, spec in template.items():
         try:
@@ -200,10 +220,7 @@ def record(results, baseline, *, name, seconds=None) -> tuple[dict, list[str]]:
     params_before = (old_block or {}).get("parameters")
     params_now = run_parameters(results)
     if params_before is not None and params_before != params_now:
-        keys = sorted(k for k in set(params_before) | set(params_now) if params_before.get(k) != params_now.get(k))
-        diff.append("  parameters: " + ", ".join(
-            f"{k} {short_text(params_before.get(k, '<unset>'))} -> {short_text(params_now.get(k, '<unset>'))}"
-            for k in keys))
+        diff.append(_parameters_change(params_before, params_now))
     if old_block is not None and not changed and len(diff) == 0:
         diff.append("  unchanged")
     block = {"parameters": params_now, "recorded": environment()}

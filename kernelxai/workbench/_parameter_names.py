@@ -4,7 +4,7 @@ Takes a parameters cell's source, a notebook file or a running notebook's namesp
 (IPython's input history); hands on the names its parameters cell assigns, the names a
 caller set after it (papermill's injected cell), and a ValueError naming a name that is
 not a parameter, listing the accepted ones and suggesting a close one
-(:func:`kernelxai._params.closest`, the one "did you mean" rule).
+(``kernelxai._params.closest``, the one "did you mean" rule).
 Used by :func:`kernelxai.workbench.resolve_parameters` inside the notebook and by the runners
 (``make run``, ``python -m kernelxai.check``, the tests) before a kernel starts.
 """
@@ -141,7 +141,7 @@ def check_parameter_names(given, accepted, *, notebook=None) -> None:
         return
     named = []
     for name in unknown:
-        close = closest(str(name), accepted)   # n_refs: n_references, not n_repeats
+        close = closest(str(name), accepted, ignore_case=False)   # n_refs: n_references, not n_repeats
         named.append(repr(name) + (f" (did you mean {close[0]!r}?)" if close else ""))
     where = f"notebook {notebook}" if notebook else "this notebook"
     listed = f"accepts: {', '.join(accepted)}" if accepted else "accepts no parameters"

@@ -308,35 +308,34 @@ def _is_real(x):
             and not isinstance(x, (bool, np.bool_)))
 
 
+def _kind_of_value(v):
+    """The kind of one mode value: bool, int, float, str or a list of one of the last three."""
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if _is_int(v):
+        return "int"
+    if _is_real(v):
+        return "float"
+    if isinstance(v, str):
+        return "str"
+    if isinstance(v, (list, tuple)):
+        if len(v) == 0:
+            raise ValueError("default: a list default must not be empty")
+        if all(_is_int(e) for e in v):
+            return "int-list"
+        if all(_is_real(e) for e in v):
+            return "float-list"
+        if all(isinstance(e, str) for e in v):
+            return "str-list"
+        raise TypeError("default: a list default must hold only numbers or only strings; "
+                        f"got {v!r}")
+    raise TypeError("default: a default must be an int, float, bool, str, None or a list "
+                    f"of numbers or strings; got {type(v).__name__} {v!r}")
+
+
 def _kind_of(values):
     """The kind a parameter's non-None mode values share, or None (anything goes)."""
-    kinds = set()
-    for v in values:
-        if v is None:
-            continue
-        if isinstance(v, (bool, np.bool_)):
-            kinds.add("bool")
-        elif _is_int(v):
-            kinds.add("int")
-        elif _is_real(v):
-            kinds.add("float")
-        elif isinstance(v, str):
-            kinds.add("str")
-        elif isinstance(v, (list, tuple)):
-            if len(v) == 0:
-                raise ValueError("default: a list default must not be empty")
-            if all(_is_int(e) for e in v):
-                kinds.add("int-list")
-            elif all(_is_real(e) for e in v):
-                kinds.add("float-list")
-            elif all(isinstance(e, str) for e in v):
-                kinds.add("str-list")
-            else:
-                raise TypeError("default: a list default must hold only numbers or only strings; "
-                                f"got {v!r}")
-        else:
-            raise TypeError("default: a default must be an int, float, bool, str, None or a list "
-                            f"of numbers or strings; got {type(v).__name__} {v!r}")
+    kinds = {_kind_of_value(v) for v in values if v is not None}
     if kinds <= {"int", "float"} and "float" in kinds:
         kinds = {"float"}
     if kinds <= {"int-list", "float-list"} and "float-list" in kinds:
@@ -490,7 +489,7 @@ def default(value, *, smoke=_SAME, paper=_SAME, minimum=None, maximum=None, choi
                 choices=choices, doc=doc)
     import sys
 
-    frame = sys._getframe(1)
+    frame = sys._getframe(1)  # noqa: SLF001 - the caller's frame: the only way to see the name it assigns to
     try:
         if frame.f_globals is frame.f_locals:  # top level of a cell or script
             _register(frame, d)
@@ -519,6 +518,19 @@ def _register(frame, d):
     registry[name] = d
 
 
+def _assigned_calls(tree):
+    """``(name, call)`` of every ``name = call(...)`` (or ``name: type = call(...)``) in ``tree``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target = node.target
+        else:
+            continue
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
+            yield target, node.value
+
+
 def _assigned_name(frame):
     """The variable the call running in ``frame`` is assigned to, read from the source."""
     code = frame.f_code
@@ -534,16 +546,7 @@ def _assigned_name(frame):
         position = list(code.co_positions())[frame.f_lasti // 2]
     lineno = frame.f_lineno
     exact, near = [], []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target = node.target
-        else:
-            continue
-        call = node.value
-        if not isinstance(target, ast.Name) or not isinstance(call, ast.Call):
-            continue
+    for target, call in _assigned_calls(tree):
         span = (call.lineno, call.end_lineno, call.col_offset, call.end_col_offset)
         if position is not None and tuple(position) == span:
             exact.append(target.id)
@@ -634,6 +637,48 @@ def _validate(name, value, d):
     return out
 
 
+def _declared_defaults(namespace):
+    """The :class:`Default` of each declared parameter: registered by :func:`default`, or held by a name now."""
+    declared = {}
+    registry = namespace.get(_REGISTRY)
+    if isinstance(registry, dict):
+        declared.update((k, d) for k, d in registry.items() if isinstance(k, str))
+    for name, v in namespace.items():
+        if isinstance(v, Default) and not name.startswith("_"):
+            declared[name] = v  # the Default the name holds now is the one that counts
+    return declared
+
+
+def _plain(namespace, name):
+    """The value of ``name`` in ``namespace`` (a Default's default-mode value)."""
+    v = namespace[name]
+    return v.value if isinstance(v, Default) else v
+
+
+def _mode_flags(namespace):
+    """``{"smoke": bool, "paper": bool}`` (False when absent); not both True."""
+    params = {}
+    for flag in _MODE_FLAGS:
+        v = _plain(namespace, flag) if flag in namespace else False
+        if not isinstance(v, (bool, np.bool_)):
+            raise ValueError(f"parameter {flag} must be True or False; got {v!r}")
+        params[flag] = bool(v)
+    if params["smoke"] and params["paper"]:
+        raise ValueError("parameters smoke and paper cannot both be True; got smoke=True, paper=True "
+                         "(choose one mode: smoke for quick tests, paper for the paper's setting)")
+    return params
+
+
+def _results_path(v):
+    """``results_path`` as a non-empty string, or None (write nothing)."""
+    if isinstance(v, os.PathLike):
+        v = os.fspath(v)
+    if v is not None and (not isinstance(v, str) or not v):
+        raise ValueError("parameter results_path must be a non-empty string (or None to write "
+                         f"nothing); got {v!r}")
+    return v
+
+
 def resolve_parameters(namespace) -> dict[str, Any]:
     """Replace every :class:`Default` by its value for the mode; validate everything.
 
@@ -691,43 +736,18 @@ def resolve_parameters(namespace) -> dict[str, Any]:
     if not isinstance(namespace, dict):
         raise TypeError(f"resolve_parameters: namespace must be a dict such as globals(); "
                         f"got {type(namespace).__name__}")
-    declared = {}
-    registry = namespace.get(_REGISTRY)
-    if isinstance(registry, dict):
-        declared.update((k, d) for k, d in registry.items() if isinstance(k, str))
-    for name, v in namespace.items():
-        if isinstance(v, Default) and not name.startswith("_"):
-            declared[name] = v  # the Default the name holds now is the one that counts
+    declared = _declared_defaults(namespace)
     since = names_set_after_the_parameters_cell(namespace)
     if since is not None:  # a name papermill injected that the parameters cell does not assign
         check_parameter_names(since[0], [*since[1], *declared])
-
-    def plain(name):
-        v = namespace[name]
-        return v.value if isinstance(v, Default) else v
-
-    params = {}
-    for flag in _MODE_FLAGS:
-        v = plain(flag) if flag in namespace else False
-        if not isinstance(v, (bool, np.bool_)):
-            raise ValueError(f"parameter {flag} must be True or False; got {v!r}")
-        params[flag] = bool(v)
-    if params["smoke"] and params["paper"]:
-        raise ValueError("parameters smoke and paper cannot both be True; got smoke=True, paper=True "
-                         "(choose one mode: smoke for quick tests, paper for the paper's setting)")
+    params = _mode_flags(namespace)
     if "seed" in namespace:
-        v = plain("seed")
+        v = _plain(namespace, "seed")
         if not _is_int(v) or v < 0:
             raise ValueError(f"parameter seed must be a non-negative integer; got {v!r}")
         params["seed"] = int(v)
     if "results_path" in namespace:
-        v = plain("results_path")
-        if isinstance(v, os.PathLike):
-            v = os.fspath(v)
-        if v is not None and (not isinstance(v, str) or not v):
-            raise ValueError("parameter results_path must be a non-empty string (or None to write "
-                             f"nothing); got {v!r}")
-        params["results_path"] = v
+        params["results_path"] = _results_path(_plain(namespace, "results_path"))
 
     reserved = set(_MODE_FLAGS) | {"seed", "results_path"}
     for name, d in declared.items():

@@ -17,7 +17,7 @@ checks it against brute-force model calls.
 """
 
 # the families register themselves on import; the order breaks ties of equal priority
-from . import (  # noqa: F401
+from . import (
     _calibrated_svc,
     _kernel_density,
     _kernel_pca,

@@ -189,7 +189,6 @@ def affine_map(step, n_in=None) -> AffineMap:
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, MinMaxScaler, RobustScaler, StandardScaler
-    from sklearn.utils.validation import check_is_fitted
 
     if step is None or (isinstance(step, str) and step == "passthrough"):
         if n_in is None:
@@ -206,16 +205,29 @@ def affine_map(step, n_in=None) -> AffineMap:
     if isinstance(step, ColumnTransformer):
         return _column_transformer_map(step)
     if isinstance(step, FunctionTransformer):
-        if step.func is not None:
-            raise TypeError(f"FunctionTransformer(func={step.func!r}) is not a per-feature affine "
-                            "map that can be read off")
-        d = _n_features_in(step, n_in)
-        if d is None:
-            raise TypeError("cannot tell how many columns a FunctionTransformer takes")
-        return AffineMap.identity(d)
+        return _function_transformer_map(step, n_in)
     if not isinstance(step, (StandardScaler, MinMaxScaler, MaxAbsScaler, RobustScaler)):
         raise TypeError(f"{type(step).__name__} is not a per-feature affine map; folded exactly: "
                         f"{', '.join(AFFINE_STEPS)}")
+    return _scaler_map(step)
+
+
+def _function_transformer_map(step, n_in):
+    """The identity of a FunctionTransformer without a function; TypeError for one with a function."""
+    if step.func is not None:
+        raise TypeError(f"FunctionTransformer(func={step.func!r}) is not a per-feature affine "
+                        "map that can be read off")
+    d = _n_features_in(step, n_in)
+    if d is None:
+        raise TypeError("cannot tell how many columns a FunctionTransformer takes")
+    return AffineMap.identity(d)
+
+
+def _scaler_map(step):
+    """The affine map of a fitted StandardScaler, MinMaxScaler, MaxAbsScaler or RobustScaler."""
+    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, StandardScaler
+    from sklearn.utils.validation import check_is_fitted
+
     check_is_fitted(step)
     d = int(step.n_features_in_)
     if isinstance(step, StandardScaler):
@@ -240,6 +252,7 @@ def _column_transformer_map(ct):
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(ct)
+    # the input columns of each transformer: scikit-learn records them only in this private attribute
     inputs = getattr(ct, "_transformer_to_input_indices", None)
     outputs = getattr(ct, "output_indices_", None)
     if inputs is None or outputs is None:  # pragma: no cover - very old scikit-learn
@@ -366,25 +379,30 @@ def _rescaled(kernel, amap):
     if type(kernel) is SumKernel:
         return SumKernel([(w, _rescaled(k, amap)) for w, k in kernel.terms])
     if type(kernel) is Product:
-        ls_u = np.ones(d_out)
-        for part, cols in kernel.parts:
-            if type(part) not in _STATIONARY:
-                raise TypeError(f"the kernel part {part!r} does not absorb a per-feature scale; "
-                                "supported: RBF, Laplace, Cauchy")
-            ls_u[cols] = _lengthscales(part, len(cols))
-        parts, seen = [], []
-        for part, cols in kernel.parts:
-            ks = np.asarray([k for k in cols if amap.scale[k] != 0], dtype=int)
-            if len(ks) == 0:
-                continue
-            parts.append((type(part)(ls_u[ks] / np.abs(amap.scale[ks])), amap.source[ks].tolist()))
-            seen.extend(amap.source[ks].tolist())
-        rest = sorted(set(range(amap.n_in)) - set(seen))
-        if rest:
-            parts.append((RBF(np.full(len(rest), IGNORED_LENGTHSCALE)), rest))
-        return Product(parts)
+        return _rescaled_product(kernel, amap)
     raise TypeError(f"the kernel {kernel!r} does not absorb per-feature scales; folded exactly: "
                     "RBF, Laplace, Cauchy, Matern, Linear, and products and sums of these")
+
+
+def _rescaled_product(kernel, amap):
+    """:func:`_rescaled` for a :class:`Product` of stationary parts (columns no part reads: a flat RBF)."""
+    ls_u = np.ones(amap.n_out)
+    for part, cols in kernel.parts:
+        if type(part) not in _STATIONARY:
+            raise TypeError(f"the kernel part {part!r} does not absorb a per-feature scale; "
+                            "supported: RBF, Laplace, Cauchy")
+        ls_u[cols] = _lengthscales(part, len(cols))
+    parts, seen = [], []
+    for part, cols in kernel.parts:
+        ks = np.asarray([k for k in cols if amap.scale[k] != 0], dtype=int)
+        if len(ks) == 0:
+            continue
+        parts.append((type(part)(ls_u[ks] / np.abs(amap.scale[ks])), amap.source[ks].tolist()))
+        seen.extend(amap.source[ks].tolist())
+    rest = sorted(set(range(amap.n_in)) - set(seen))
+    if rest:
+        parts.append((RBF(np.full(len(rest), IGNORED_LENGTHSCALE)), rest))
+    return Product(parts)
 
 
 def _constant_factors(kernel, U, shift, dead):

@@ -48,8 +48,7 @@ def as_expansion(model: Any) -> KernelExpansion:
       a ``ColumnTransformer`` of these with passthrough or drop) followed by
       one of the models above: the scaling is folded into the kernel's
       lengthscales and the expansion points are mapped back, so the expansion
-      is on the pipeline's input columns, in their units
-      (:func:`~kernelxai.models.convert.fold_affine`);
+      is on the pipeline's input columns, in their units;
     * a pipeline with a ``Nystroem`` step (kernel ``"rbf"``, ``"laplacian"``,
       ``"linear"``, a Gaussian-process kernel; others exactly through model
       calls) followed by a linear model (``Ridge``, ``LogisticRegression``'s

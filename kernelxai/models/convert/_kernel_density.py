@@ -73,34 +73,43 @@ def log_kernel_norm(h: float, d: int, kernel: str) -> float:
     scikit-learn's constant is not positive (the ``"cosine"`` kernel in 4
     dimensions, where its ``score_samples`` is NaN).
     """
-    def log_v(n):
-        return 0.5 * n * math.log(math.pi) - math.lgamma(0.5 * n + 1)
-
-    def log_s(n):
-        return math.log(2 * math.pi) + log_v(n - 1)
-
     if kernel == "gaussian":
         factor = 0.5 * d * math.log(2 * math.pi)
     elif kernel == "tophat":
-        factor = log_v(d)
+        factor = _log_ball_volume(d)
     elif kernel == "epanechnikov":
-        factor = log_v(d) + math.log(2.0 / (d + 2.0))
+        factor = _log_ball_volume(d) + math.log(2.0 / (d + 2.0))
     elif kernel == "exponential":
-        factor = log_s(d - 1) + math.lgamma(d)
+        factor = _log_sphere_surface(d - 1) + math.lgamma(d)
     elif kernel == "linear":
-        factor = log_v(d) - math.log(d + 1.0)
+        factor = _log_ball_volume(d) - math.log(d + 1.0)
     elif kernel == "cosine":
-        total, term = 0.0, 2.0 / math.pi
-        for k in range(1, d + 1, 2):
-            total += term
-            term *= -(d - k) * (d - k - 1) * (2.0 / math.pi) ** 2
-        if total <= 0:
-            raise TypeError(f"scikit-learn's normalising constant of the 'cosine' kernel in {d} dimensions "
-                            "is not positive (its score_samples is NaN there), so there is no density to explain")
-        factor = math.log(total) + log_s(d - 1)
+        factor = _log_cosine_factor(d)
     else:
         raise ValueError(f"unknown KernelDensity kernel {kernel!r}")
     return -factor - d * math.log(h)
+
+
+def _log_ball_volume(n):
+    """log V_n, the volume of the unit ball in n dimensions."""
+    return 0.5 * n * math.log(math.pi) - math.lgamma(0.5 * n + 1)
+
+
+def _log_sphere_surface(n):
+    """log S_n as scikit-learn's ``kernel_norm`` writes it: 2 pi V_{n-1}."""
+    return math.log(2 * math.pi) + _log_ball_volume(n - 1)
+
+
+def _log_cosine_factor(d):
+    """The log of the 'cosine' kernel's normalising factor in d dimensions (TypeError where not positive)."""
+    total, term = 0.0, 2.0 / math.pi
+    for k in range(1, d + 1, 2):
+        total += term
+        term *= -(d - k) * (d - k - 1) * (2.0 / math.pi) ** 2
+    if total <= 0:
+        raise TypeError(f"scikit-learn's normalising constant of the 'cosine' kernel in {d} dimensions "
+                        "is not positive (its score_samples is NaN there), so there is no density to explain")
+    return math.log(total) + _log_sphere_surface(d - 1)
 
 
 class DensityKernel(Kernel):

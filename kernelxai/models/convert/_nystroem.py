@@ -13,9 +13,9 @@ A linear model on these features, g(u) = phi(u) . w + b, is therefore
 
 an exact kernel expansion over the landmarks: no approximation beyond the
 one the model itself makes. Per-feature affine steps before the Nyström step
-(``StandardScaler`` and the others of :data:`kernelxai.models.convert.AFFINE_STEPS`)
+(``StandardScaler`` and the others of ``kernelxai.models.convert._affine.AFFINE_STEPS``)
 are folded into the kernel's lengthscales as for any kernel model
-(:func:`kernelxai.models.convert.fold_affine`), so the expansion lives on the
+(``kernelxai.models.convert._affine.fold_affine``), so the expansion lives on the
 pipeline's input columns; affine steps between the Nyström step and the
 linear model (a ``StandardScaler`` of the features, say) are folded into w
 and b. A model fitted to 10^6 rows with 100 components is an expansion over
@@ -70,6 +70,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ...kernels import RBF, Laplace, Linear
@@ -79,6 +81,9 @@ from ._affine import compose_affine, fold_affine
 from ._converters import DECLINED, Converter, Example, pipeline_steps, register
 from ._plans import CallOutput, OutputPlan, class_label, column, log_odds_column, quiet_call, refuse
 from ._random_features import RANDOM_FEATURE_MAPS, random_features_reason
+
+if TYPE_CHECKING:
+    from ...explanation import Explanation
 
 __all__ = ["NystroemPipeline", "is_nystroem_pipeline", "random_features_reason", "nystroem_kernel",
            "expansion_of_nystroem_pipeline", "nystroem_plan", "RANDOM_FEATURE_MAPS", "NYSTROEM"]
@@ -418,7 +423,7 @@ class _NystroemPlan(OutputPlan):
         super().__init__(kind, description, targets, multi)
         self.nystroem = nm
 
-    def finish(self, results):  # noqa: ANN201 - as OutputPlan.finish
+    def finish(self, results) -> Explanation:
         out = super().finish(results)
         nm = self.nystroem
         out.meta["nystroem"] = {"n_landmarks": int(len(nm.landmarks)), "nystroem_kernel": repr(nm.kernel),
@@ -452,16 +457,7 @@ def nystroem_plan(model, output=None) -> tuple[bool, OutputPlan | None]:
         return False, None
     what = nm.describe()
     if not nm.is_classifier:
-        if output not in (None, "prediction"):
-            refuse(nm.final, output, ["prediction"], " (a regressor's output is its prediction)")
-        if len(exps) == 1:
-            plan = _NystroemPlan("prediction", f"the prediction: {what}",
-                                 [("prediction", exps[0])], False, nm)
-        else:
-            plan = _NystroemPlan("prediction", f"the prediction of each of the {len(exps)} targets "
-                                 f"(output_j: column j of predict), each {what}",
-                                 [(f"output_{j}", e) for j, e in enumerate(exps)], True, nm)
-        return True, plan
+        return True, _regressor_plan(nm, exps, output, what)
     classes = list(getattr(nm.final, "classes_", []))
     binary = len(exps) == 1
     sigmoid = binary and _sigmoid_probability(nm)
@@ -481,6 +477,22 @@ def nystroem_plan(model, output=None) -> tuple[bool, OutputPlan | None]:
             desc = f"the decision function ({positive or 'one per class'}): {what}"
         targets = [(kind, exps[0])] if binary else [(str(c), e) for c, e in zip(classes, exps)]
         return True, _NystroemPlan(kind, desc, targets, not binary, nm)
+    return True, _called_probability_plan(model, nm, kind, classes, binary, X_train)
+
+
+def _regressor_plan(nm, exps, output, what):
+    """A Nystroem regressor's prediction: one exact expansion per target."""
+    if output not in (None, "prediction"):
+        refuse(nm.final, output, ["prediction"], " (a regressor's output is its prediction)")
+    if len(exps) == 1:
+        return _NystroemPlan("prediction", f"the prediction: {what}", [("prediction", exps[0])], False, nm)
+    return _NystroemPlan("prediction", f"the prediction of each of the {len(exps)} targets "
+                         f"(output_j: column j of predict), each {what}",
+                         [(f"output_{j}", e) for j, e in enumerate(exps)], True, nm)
+
+
+def _called_probability_plan(model, nm, kind, classes, binary, X_train):
+    """A Nystroem classifier's probabilities, or multi-class log-odds, through model calls."""
     if kind == "log_odds":
         why = "multi-class log-odds are not linear in the decision functions"
         make, desc = log_odds_column, "the log-odds log p / (1 - p) of"
@@ -489,20 +501,18 @@ def nystroem_plan(model, output=None) -> tuple[bool, OutputPlan | None]:
         make, desc = column, "predict_proba of"
     if binary:
         target = CallOutput(make(model.predict_proba, 1), model, why, X_train)
-        plan = _NystroemPlan(kind, f"{desc} class {class_label(classes[1])!r} (through model calls)",
+        return _NystroemPlan(kind, f"{desc} class {class_label(classes[1])!r} (through model calls)",
                              [(kind, target)], False, nm)
-    else:
-        plan = _NystroemPlan(kind, f"{desc} each class (through model calls)",
-                             [(str(c), CallOutput(make(model.predict_proba, j), model, why, X_train))
-                              for j, c in enumerate(classes)], True, nm)
-    return True, plan
+    return _NystroemPlan(kind, f"{desc} each class (through model calls)",
+                         [(str(c), CallOutput(make(model.predict_proba, j), model, why, X_train))
+                          for j, c in enumerate(classes)], True, nm)
 
 
-def _expansion(pipeline, dispatch) -> KernelExpansion:  # noqa: ANN001 - the Converter signature
+def _expansion(pipeline, dispatch) -> KernelExpansion:
     return expansion_of_nystroem_pipeline(pipeline)
 
 
-def _plan(model, pipeline, rebuild, output, dispatch) -> object:  # noqa: ANN001 - the Converter signature
+def _plan(model, pipeline, rebuild, output, dispatch) -> object:
     """The Nystroem plan of the whole model; a pipeline it cannot convert goes on as any pipeline."""
     if pipeline is not model:
         return DECLINED

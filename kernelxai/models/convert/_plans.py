@@ -59,6 +59,7 @@ import numpy as np
 
 from ..._validation import as_real_array
 from ...explanation import Explanation
+from ...explanation._attributions import block_shape
 from .._expansion import KernelExpansion
 
 __all__ = ["OUTPUTS", "MODEL_METHODS", "method_name", "OutputPlan", "CallOutput", "class_label", "refuse",
@@ -225,6 +226,18 @@ def model_call_plan(model, final, output) -> OutputPlan | None:
     """Classifiers and outlier detectors kernelxai does not convert: their outputs through model calls."""
     if output is None:
         return None
+    classifier, has = _called_outputs(model, final)
+    if not classifier and not has:
+        if output == "prediction":
+            return None
+        refuse(final, output, ["prediction"], " (it is not a classifier)")
+    if output not in has:
+        refuse(final, output, has or ["prediction"])
+    return _call_plan(model, final, output)
+
+
+def _called_outputs(model, final):
+    """Whether ``final`` is a classifier, and the outputs the methods of ``model`` give."""
     from sklearn.base import is_classifier
 
     try:
@@ -238,12 +251,11 @@ def model_call_plan(model, final, output) -> OutputPlan | None:
         has += ["log_odds", "probability"]
     if callable(getattr(model, "score_samples", None)):
         has.append("score")
-    if not classifier and not has:
-        if output == "prediction":
-            return None
-        refuse(final, output, ["prediction"], " (it is not a classifier)")
-    if output not in has:
-        refuse(final, output, has or ["prediction"])
+    return classifier, has
+
+
+def _call_plan(model, final, output):
+    """The plan of ``output`` (one the model's methods give) through calls of the model."""
     classes = [str(c) for c in getattr(model, "classes_", getattr(final, "classes_", []))]
     binary = len(classes) <= 2
     why = f"a {type(final).__name__} is not a kernel model kernelxai converts exactly"
@@ -305,7 +317,7 @@ def stack_outputs(results, names) -> Explanation:
     meta = dict(first.meta)
     for key in set().union(*(r.meta for r in results)):
         vals = [r.meta.get(key) for r in results]
-        if all(isinstance(v, np.ndarray) and v.ndim and v.shape in (r.values.shape, r._block_shape())
+        if all(isinstance(v, np.ndarray) and v.ndim and v.shape in (r.values.shape, block_shape(r.axes, r.shape))
                for v, r in zip(vals, results)):
             meta[key] = np.stack(vals, axis=-1)   # per-cell / per-block arrays get the outputs axis
         elif any(not _same(v, vals[0]) for v in vals[1:]):

@@ -36,7 +36,7 @@ def _expansion(pipeline: Any, dispatch: Dispatch) -> KernelExpansion:
     pipeline : fitted ``sklearn.pipeline.Pipeline``
         Per-feature affine preprocessing steps (``AFFINE_STEPS``) followed by
         any model the dispatcher converts whose kernel absorbs per-feature
-        scales (:func:`~kernelxai.models.convert.fold_affine`). (Pipelines
+        scales (``kernelxai.models.convert._affine.fold_affine``). (Pipelines
         with a ``Nystroem`` step or random features have their own converters,
         asked first.)
     dispatch : Dispatch

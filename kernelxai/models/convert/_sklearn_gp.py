@@ -38,19 +38,26 @@ def _gpr_expansion(model: Any, dispatch: Dispatch) -> KernelExpansion:
     alpha = np.asarray(model.alpha_, dtype=float)
     if alpha.ndim == 2 and alpha.shape[1] != 1:
         raise TypeError(f"GaussianProcessRegressor with {alpha.shape[1]} targets is not supported")
-    std = float(np.asarray(model._y_train_std).ravel()[0])
-    mean = float(np.asarray(model._y_train_mean).ravel()[0])
+    # scikit-learn keeps normalize_y's target scaling only in private attributes; there is no public accessor
+    std = float(np.asarray(model._y_train_std).ravel()[0])  # noqa: SLF001 - normalize_y's scale, not public
+    mean = float(np.asarray(model._y_train_mean).ravel()[0])  # noqa: SLF001 - normalize_y's shift, not public
     return KernelExpansion(X, scale * std * alpha.ravel(), kernel, mean,
                            feature_names=fitted_feature_names(model))
+
+
+def _target_column(scaling: Any, j: int) -> np.ndarray:
+    """Target ``j``'s entry of a per-target normalisation (one shared entry stays as it is)."""
+    if np.size(scaling) > 1:
+        return np.atleast_1d(np.asarray(scaling, dtype=float))[j:j + 1]
+    return np.atleast_1d(scaling)
 
 
 def _gpr_column(gpr: Any, j: int) -> Any:
     shim = copy.copy(gpr)
     shim.alpha_ = np.asarray(gpr.alpha_, dtype=float)[:, j]
-    shim._y_train_mean = np.atleast_1d(np.asarray(gpr._y_train_mean, dtype=float))[j:j + 1] \
-        if np.size(gpr._y_train_mean) > 1 else np.atleast_1d(gpr._y_train_mean)
-    shim._y_train_std = np.atleast_1d(np.asarray(gpr._y_train_std, dtype=float))[j:j + 1] \
-        if np.size(gpr._y_train_std) > 1 else np.atleast_1d(gpr._y_train_std)
+    # normalize_y's per-target shift and scale live only in private attributes (no public accessor or setter)
+    shim._y_train_mean = _target_column(gpr._y_train_mean, j)  # noqa: SLF001 - normalize_y's shift, not public
+    shim._y_train_std = _target_column(gpr._y_train_std, j)  # noqa: SLF001 - normalize_y's scale, not public
     return shim
 
 
@@ -113,8 +120,9 @@ def latent_regressor(gpc, binary) -> Any:
     shim.X_train_ = np.asarray(binary.X_train_, dtype=float)
     shim.kernel_ = binary.kernel_
     shim.alpha_ = np.asarray(binary.y_train_, dtype=float) - np.asarray(binary.pi_, dtype=float)
-    shim._y_train_mean = np.zeros(1)
-    shim._y_train_std = np.ones(1)
+    # a fitted regressor without normalize_y: scikit-learn reads these private attributes in predict
+    shim._y_train_mean = np.zeros(1)  # noqa: SLF001 - no public way to set normalize_y's shift
+    shim._y_train_std = np.ones(1)  # noqa: SLF001 - no public way to set normalize_y's scale
     shim.y_train_ = shim.alpha_
     for attr in ("feature_names_in_", "n_features_in_"):
         if hasattr(gpc, attr):

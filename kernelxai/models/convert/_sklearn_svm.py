@@ -67,7 +67,8 @@ def svm_expansion(model: Any, dispatch: Dispatch) -> KernelExpansion:
         raise TypeError(f"sklearn {type(model).__name__} with {len(model.classes_)} classes is not supported: "
                         "only a binary one (one decision function) can be explained")
     sv = as_real_array(model.support_vectors_, "the model's support vectors")
-    kernel = RBF(1.0 / np.sqrt(2.0 * model._gamma))
+    # gamma='scale'/'auto' is resolved at fit into the private _gamma; scikit-learn exposes no public value
+    kernel = RBF(1.0 / np.sqrt(2.0 * model._gamma))  # noqa: SLF001 - the fitted gamma is not public
     return KernelExpansion(sv, as_real_array(model.dual_coef_, "the model's dual_coef_")[0], kernel,
                            float(np.asarray(model.intercept_).ravel()[0]),
                            feature_names=fitted_feature_names(model),
@@ -213,7 +214,7 @@ def _pair_svc(svc, sv, alpha, intercept, classes):
     shim._intercept_ = -shim.intercept_
     shim.classes_ = np.asarray(classes)
     shim.support_ = np.arange(len(sv))
-    shim._n_support = np.array([len(sv), 0], dtype=np.int32)
+    shim._n_support = np.array([len(sv), 0], dtype=np.int32)  # noqa: SLF001 - n_support_ is read-only; libsvm needs it
     return shim
 
 

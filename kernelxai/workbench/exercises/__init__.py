@@ -45,11 +45,11 @@ from __future__ import annotations
 # importing the topic modules registers their tasks; the order of registration (the notebooks'
 # order) is the order of tasks()
 # isort: off
-from . import _shapley_tasks  # noqa: F401 - notebooks 01, 02
-from . import _regression_tasks  # noqa: F401 - notebooks 03, 04
-from . import _dependence_tasks  # noqa: F401 - notebooks 05, 06
-from . import _uncertainty_tasks  # noqa: F401 - notebook 07
+from . import _shapley_tasks  # notebooks 01, 02
+from . import _regression_tasks  # notebooks 03, 04
+from . import _dependence_tasks  # notebooks 05, 06
+from . import _uncertainty_tasks  # notebook 07
 # isort: on
-from ._grading import FAIL, PASS, CheckResult, UnknownTaskError, check, describe, reset, results, tasks  # noqa: F401
+from ._grading import FAIL, PASS, CheckResult, UnknownTaskError, check, describe, reset, results, tasks
 
 __all__ = ["check", "tasks", "describe", "results", "reset", "CheckResult", "UnknownTaskError"]

@@ -106,6 +106,45 @@ def _check_taxi_shares(fn, rng):
     return "right for the lecture's taxi (Amy 2, Bob 5, Claire 35) and for 3 random groups"
 
 
+def _answer_table(fn, d, pair, null, context):
+    """The student's game for ``(d, pair, null)`` and its worths of every coalition (by bitmask)."""
+    game = call_answer(fn, (d, pair, null), context)
+    if not isinstance(game, Game):
+        raise Fail(f"{context} returned {type_name(game)}; expected a kernelxai game "
+                   "(kx.TabularGame or kx.FunctionGame)")
+    if game.n_players != d or game.n_instances is not None:
+        raise Fail(f"{context} returned a game with {game.n_players} players"
+                   f"{'' if game.n_instances is None else ' and several instances'}; expected "
+                   f"{d} players and one worth per coalition")
+    try:
+        table = np.asarray(tabulate(game), dtype=float)
+    except NotImplementedError:
+        raise NotAnswered() from None
+    except Exception as exc:
+        raise StudentRaised(f"evaluating your game raised {type(exc).__name__}: {exc} ({context})") from None
+    return game, table
+
+
+def _check_null_player(table, d, null, scale, context):
+    z = all_coalitions(d)
+    for m in range(2**d):
+        if (m >> null) & 1 == 0 and abs(table[m | (1 << null)] - table[m]) > 1e-9 * scale:
+            S = np.flatnonzero(z[m]).tolist()
+            raise Fail(f"player {null} is not a null player: v({S}) = {fmt(table[m])} but "
+                       f"v({sorted(S + [null])}) = {fmt(table[m | (1 << null)])} ({context})")
+
+
+def _check_interchangeable(table, d, a, b, scale, context):
+    z = all_coalitions(d)
+    for m in range(2**d):
+        if (m >> a) & 1 == 0 and (m >> b) & 1 == 0:
+            va, vb = table[m | (1 << a)], table[m | (1 << b)]
+            if abs(va - vb) > 1e-9 * scale:
+                S = np.flatnonzero(z[m]).tolist()
+                raise Fail(f"players {a} and {b} are not interchangeable: v({sorted(S + [a])}) = "
+                           f"{fmt(va)} but v({sorted(S + [b])}) = {fmt(vb)} ({context})")
+
+
 @register("null-and-symmetric", "a game with a null player and two interchangeable players",
           "make_game(d, pair, null) -> kx.Game", _NB1)
 def _check_null_and_symmetric(fn, rng):
@@ -113,35 +152,11 @@ def _check_null_and_symmetric(fn, rng):
         players = rng.permutation(d)
         pair, null = (int(players[0]), int(players[1])), int(players[2])
         context = f"make_game(d={d}, pair={pair}, null={null})"
-        game = call_answer(fn, (d, pair, null), context)
-        if not isinstance(game, Game):
-            raise Fail(f"{context} returned {type_name(game)}; expected a kernelxai game "
-                       "(kx.TabularGame or kx.FunctionGame)")
-        if game.n_players != d or game.n_instances is not None:
-            raise Fail(f"{context} returned a game with {game.n_players} players"
-                       f"{'' if game.n_instances is None else ' and several instances'}; expected "
-                       f"{d} players and one worth per coalition")
-        try:
-            table = np.asarray(tabulate(game), dtype=float)
-        except NotImplementedError:
-            raise NotAnswered() from None
-        except Exception as exc:
-            raise StudentRaised(f"evaluating your game raised {type(exc).__name__}: {exc} ({context})") from None
-        z = all_coalitions(d)
+        game, table = _answer_table(fn, d, pair, null, context)
         scale = max(1.0, np.abs(table).max())
-        for m in range(2**d):
-            if (m >> null) & 1 == 0 and abs(table[m | (1 << null)] - table[m]) > 1e-9 * scale:
-                S = np.flatnonzero(z[m]).tolist()
-                raise Fail(f"player {null} is not a null player: v({S}) = {fmt(table[m])} but "
-                           f"v({sorted(S + [null])}) = {fmt(table[m | (1 << null)])} ({context})")
+        _check_null_player(table, d, null, scale, context)
         a, b = pair
-        for m in range(2**d):
-            if (m >> a) & 1 == 0 and (m >> b) & 1 == 0:
-                va, vb = table[m | (1 << a)], table[m | (1 << b)]
-                if abs(va - vb) > 1e-9 * scale:
-                    S = np.flatnonzero(z[m]).tolist()
-                    raise Fail(f"players {a} and {b} are not interchangeable: v({sorted(S + [a])}) = "
-                               f"{fmt(va)} but v({sorted(S + [b])}) = {fmt(vb)} ({context})")
+        _check_interchangeable(table, d, a, b, scale, context)
         if abs(table[-1] - table[0] - 1.0) > 1e-9:
             raise Fail(f"v(N) - v(∅) = {fmt(table[-1] - table[0])}; the task asks for 1 ({context})")
         phi = np.asarray(shapley_values(game, method="exact").values, dtype=float).ravel()
