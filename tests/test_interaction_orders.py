@@ -94,6 +94,25 @@ def test_names_and_orders():
         get_index("SII").sizes(6, 5)
 
 
+def test_empty_set_conventions():
+    """As shapiq 1.8's ExactComputer: the formula for SII, BII, BV and FBII, v(empty) otherwise."""
+    rng = np.random.default_rng(8)
+    V = rng.normal(size=16)
+    m = moebius_transform(V)
+    sizes = np.bitwise_count(np.arange(16))
+    expect = {"SII": (m / (sizes + 1)).sum(), "BII": V.mean(), "BV": V.mean(), "Co-Moebius": V[0],
+              "SGV": V[0], "EGV": V[0], "k-SII": V[0], "FSII": V[0], "STII": V[0]}
+    for name, value in expect.items():
+        k = 1 if name == "BV" else 2
+        got = enumerate_interactions(V, name, k, sets=[()])[0].values
+        assert got.shape == (1,) and abs(got[0] - value) < 1e-12, name
+    X = np.array([[(s >> j) & 1 for j in range(4)] for s in range(16)], dtype=float)
+    design = np.concatenate([np.ones((16, 1)), X, np.stack([X[:, i] * X[:, j] for i, j in
+                                                            itertools.combinations(range(4), 2)], 1)], 1)
+    intercept = np.linalg.lstsq(design, V, rcond=None)[0][0]
+    assert abs(enumerate_interactions(V, "FBII", 2, sets=[()])[0].values[0] - intercept) < 1e-12
+
+
 def test_sets_bookkeeping():
     for d in range(0, 8):
         for t in range(0, d + 1):

@@ -101,7 +101,7 @@ def _derivative_values(idx, V, d, k, sets) -> np.ndarray:
     M = np.arange(2**d, dtype=np.int64)[None, :]
     outside = np.bitwise_count(M & ~T).astype(np.int64)       # |M \ T| = s
     inside = np.bitwise_count(M & T).astype(np.int64)          # |M cap T|
-    if idx.definition == "derivative":
+    if idx.definition == "derivative" or idx.form_at(t) == "superset":
         coef = p[np.minimum(outside, d - t)] * np.where((t - inside) % 2 == 0, 1.0, -1.0)
     else:  # marginal: + p(t, |M \ T|) where T is in M, - p(t, |M|) where M misses T
         coef = np.where(inside == t, p[np.minimum(outside, d - t)], 0.0) \
@@ -227,8 +227,6 @@ def enumerate_interactions(worths, index, order, *, sets=None, sizes=None) -> di
             vals = _k_sii(idx, V, d, k, which, t)
         else:
             vals = _derivative_values(idx, V, d, k, which)
-            if t == 0 and idx.name in ("SV", "BV"):
-                vals = np.repeat(V[0][:, None], len(which), axis=1)
         if single:
             vals = vals[0]
         out[t] = OrderValues(t, which, vals, "dense" if chosen is None else "sets")

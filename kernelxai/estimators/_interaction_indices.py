@@ -49,10 +49,12 @@ IGV, EGV          exactly k    no                           [r=0], 1 (meeting fo
 
 B_j are the Bernoulli numbers with B_1 = -1/2. "exactly k" indices give a set the same
 value whatever the order asked (shapiq's ``ExactComputer`` returns their sets of all sizes
-0..k); "up to k" indices depend on k and are returned for every size 1..k. Values of the
-empty set follow shapiq: v(empty) for SV, BV, CHII, k-SII, STII, FSII and the Moebius
-transform, v(N) for Co-Moebius, 0 for the generalised values, and the formula (the
-fitted intercept for FBII, the t = 0 sums for SII and BII) otherwise.
+0..k); "up to k" indices depend on k and are returned for every size 1..k. The empty set
+(asked for explicitly) follows shapiq 1.8's ``ExactComputer``: its formula for SII
+(:math:`\sum_L m(L)/(|L|+1)`), BII and BV (the mean worth, :math:`2^{-d} \sum_S v(S)`) and
+FBII (the fitted intercept), v(empty) for every other index (:attr:`InteractionIndex.empty`;
+the formula would give v(N) for Co-Moebius and 0 for the generalised values). (shapiq
+itself reports v(empty) for SII at order 1 and 0 for BGV at order 1.)
 
 Not offered (shapiq has them): kADD-SHAP (a least-squares fit in a Bernoulli-weighted
 basis whose solution has no size-only Moebius weights we have derived and checked),
@@ -564,6 +566,15 @@ class InteractionIndex:
     weight_fn: Callable = field(repr=False)
     derivative_fn: Callable | None = field(repr=False)
     rule_fn: Callable = field(repr=False)
+    empty: str = "v(empty)"
+
+    def _at_empty(self, t) -> bool:
+        """Whether the empty set takes the convention v(empty) instead of the formula."""
+        return t == 0 and self.empty == "v(empty)"
+
+    def form_at(self, t) -> str:
+        """The Moebius form of sets of size t (the empty set's v(empty) is of superset form)."""
+        return "superset" if self._at_empty(t) else self.form
 
     def check_order(self, k, d) -> int:
         """``k`` as an int in 1..d (1 for order-1 indices), else ValueError naming what is accepted."""
@@ -592,16 +603,22 @@ class InteractionIndex:
 
     def weight(self, t, r, d, k) -> Fraction:
         """Moebius weight omega(t, r) of m(L), |L \\ T| = r, in the index of T (exact)."""
+        if self._at_empty(t):
+            return _ONE if r == 0 else _ZERO
         return self.weight_fn(int(t), int(r), int(d), int(k))
 
     def derivative_weight(self, t, s, d, k) -> Fraction:
         """The definition's weight of Delta_T v(S) (or of v(S+T) - v(S)), |S| = s (exact)."""
+        if self._at_empty(t):
+            return _ONE if s == 0 else _ZERO
         if self.derivative_fn is None:
             raise ValueError(f"{self.name} is not defined by weighted derivatives ({self.definition})")
         return self.derivative_fn(int(t), int(s), int(d), int(k))
 
     def rule(self, t, d, k) -> ProductRule:
         """The :class:`ProductRule` of sets of size ``t`` at order ``k`` among ``d`` players."""
+        if self._at_empty(t):
+            return _VALUE_AT_0
         return self.rule_fn(int(t), int(d), int(k))
 
     def efficient_sizes(self, k, d) -> tuple[int, ...] | None:
@@ -616,33 +633,8 @@ class InteractionIndex:
 
     def empty_value(self) -> str:
         """What the value of the empty set is, in words."""
-        return {"Co-Moebius": "v(N)", "BII": "the t = 0 Banzhaf sum", "SII": "the t = 0 Shapley sum",
-                "FBII": "the fitted intercept"}.get(
-            self.name, "0" if self.form == "meeting" else "v(empty)")
-
-
-def _sv_rule(t, d, k):
-    return _VALUE_AT_0 if t == 0 else _UNIFORM
-
-
-def _bv_rule(t, d, k):
-    return _VALUE_AT_0 if t == 0 else _VALUE_AT_HALF
-
-
-def _sv_weight(t, r, d, k):
-    return _moebius_weight(t, r, d, k) if t == 0 else _shapley_weight(t, r, d, k)
-
-
-def _bv_weight(t, r, d, k):
-    return _moebius_weight(t, r, d, k) if t == 0 else _banzhaf_weight(t, r, d, k)
-
-
-def _sv_p(t, s, d, k):
-    return _p_at_empty(t, s, d, k) if t == 0 else _p_shapley(t, s, d, k)
-
-
-def _bv_p(t, s, d, k):
-    return _p_at_empty(t, s, d, k) if t == 0 else _p_banzhaf(t, s, d, k)
+        return {"SII": "sum_L m(L) / (|L| + 1)", "BII": "the mean worth", "BV": "the mean worth",
+                "FBII": "the fitted intercept"}.get(self.name, "v(empty)")
 
 
 _GR = "Grabisch & Roubens (1999), Int. J. Game Theory 28: 547-565"
@@ -652,14 +644,15 @@ _MARICHAL = ("Marichal (2000), Discrete Appl. Math. 107; Marichal, Kojadinovic &
 #: Every index offered, by canonical name.
 INDEX_CONCEPTS: dict[str, InteractionIndex] = {i.name: i for i in (
     InteractionIndex("SV", "Shapley value", ("shapley", "shapley value", "shap"), "1", "superset",
-                     "always", "derivative", "Shapley (1953)", _sv_weight, _sv_p, _sv_rule),
+                     "always", "derivative", "Shapley (1953)", _shapley_weight, _p_shapley, _rule_shapley),
     InteractionIndex("BV", "Banzhaf value", ("banzhaf", "banzhaf value"), "1", "superset", "none",
-                     "derivative", "Banzhaf (1965)", _bv_weight, _bv_p, _bv_rule),
+                     "derivative", "Banzhaf (1965)", _banzhaf_weight, _p_banzhaf, _rule_banzhaf, "formula"),
     InteractionIndex("SII", "Shapley interaction index", ("shapley interaction",), "exactly k",
                      "superset", "order 1", "derivative", _GR, _shapley_weight, _p_shapley,
-                     _rule_shapley),
+                     _rule_shapley, "formula"),
     InteractionIndex("BII", "Banzhaf interaction index", ("banzhaf interaction",), "exactly k",
-                     "superset", "none", "derivative", _GR, _banzhaf_weight, _p_banzhaf, _rule_banzhaf),
+                     "superset", "none", "derivative", _GR, _banzhaf_weight, _p_banzhaf, _rule_banzhaf,
+                     "formula"),
     InteractionIndex("CHII", "Chaining interaction index", ("chaining", "chaining interaction"),
                      "exactly k", "superset", "order 1", "derivative",
                      "Marichal & Roubens (1999)", _chaining_weight, _p_chaining, _rule_chaining),
@@ -676,7 +669,7 @@ INDEX_CONCEPTS: dict[str, InteractionIndex] = {i.name: i for i in (
     InteractionIndex("FBII", "Faithful Banzhaf interaction index (Faith-Banzhaf)", ("faith-banzhaf",
                      "faithbanzhaf", "faithful banzhaf"), "up to k", "superset", "none",
                      "least squares banzhaf", "Tsai, Yeh & Ravikumar (2023), JMLR 24(94)",
-                     _fbii_weight, None, _rule_fbii),
+                     _fbii_weight, None, _rule_fbii, "formula"),
     InteractionIndex("Moebius", "Moebius transform (Harsanyi dividends)", ("mobius", "möbius",
                      "harsanyi", "moebius transform"), "exactly k", "superset", "all orders",
                      "derivative", "Rota (1964); Harsanyi (1963)", _moebius_weight, _p_at_empty, _rule_at_0),
@@ -894,7 +887,7 @@ def from_moebius(moebius, index, sets, order) -> np.ndarray:
     T = set_masks(sets)[:, None] if t else np.zeros((len(sets), 1), dtype=np.int64)
     L = np.arange(2**d, dtype=np.int64)[None, :]
     r = np.bitwise_count(L & ~T).astype(np.int64)
-    if idx.form == "superset":
+    if idx.form_at(t) == "superset":
         take = (L & T) == T
     else:
         take = (L & T) != 0

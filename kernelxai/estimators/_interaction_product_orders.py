@@ -32,9 +32,12 @@ and :math:`u_j = D_j / F_j`, a row (term, node) contributes :math:`w W_q P \prod
 :math:`0.3^{600}`), and :math:`2^{\lfloor \log_2 P / t \rfloor}` is moved into each :math:`u_j`, so
 nothing leaves the double range unless the contribution itself does (a contribution
 below about 1e-300 in magnitude may come out as 0). All sets of a size are matrix
-products: :math:`\sum_r c_r u_{ri}` (t = 1), :math:`U^\top \mathrm{diag}(c) U` (t = 2), and for t >= 3 the
-same product of the columns after every prefix of t - 2 players, batched by the
-prefix's last player; explicit sets are gathered (t multiplications per row and set).
+products: :math:`\sum_r c_r u_{ri}` (t = 1), and for t >= 2
+:math:`I(p \cup \{l\}) = \sum_r (c_r \prod_{j \in p} u_{rj})\, u_{rl}` for every (t-1)-set p and
+l > max p, one BLAS product per group of prefixes with neighbouring last players (at
+least 256 prefixes, multiplied with the columns after the group only) and chunk of rows;
+explicit sets are gathered (t multiplications per row and set). Sets always come out in
+lexicographic order.
 Division is correctly rounded, so this is as accurate as the product itself where every
 factor is a normal number; rows (term, node) with a zero, subnormal or non-finite factor
 are computed without division, as :math:`\prod_{j \in T} D_j \prod_{l \notin T} F_l` (O(d) per set).
@@ -107,7 +110,7 @@ class _Size:
     """The quadrature of one set size: value nodes (x, 1-x, W) and Taylor points."""
 
     def __init__(self, idx: InteractionIndex, t, d, k):
-        self.t, self.form = t, idx.form
+        self.t, self.form = t, idx.form_at(t)
         rule = idx.rule(t, d, k)
         self.x, self.s, self.W = rule.quadrature(d - t)
         pts = rule.derivative_points()
