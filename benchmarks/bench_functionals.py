@@ -23,8 +23,8 @@ import numpy as np
 import kernelxai as kx
 from kernelxai.datasets import rkhs_shap
 from kernelxai.functionals import shapley_representers
-from kernelxai.models import KernelExpansion, KernelRidge
 from kernelxai.functionals._regularised import ShapleyRegularisedKernelRidge
+from kernelxai.models import KernelExpansion, KernelRidge
 from kernelxai.workbench._reporting import timed
 
 

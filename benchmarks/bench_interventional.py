@@ -116,6 +116,22 @@ def cpu_seconds(fn):
     return time.thread_time() - t, out
 
 
+def best_times(sides, repeat):
+    """Best CPU seconds of each side over ``repeat`` rounds (after a warm-up), and the floor's parts."""
+    best = {name: np.inf for name in sides}
+    parts = None
+    for fn in sides.values():   # warm-up: imports, first-touch allocations
+        fn()
+    for _ in range(repeat):
+        for name, fn in sides.items():
+            seconds, out = cpu_seconds(fn)
+            if seconds < best[name]:
+                best[name] = seconds
+                if name == "floor":
+                    parts = out[1]
+    return best, parts
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7)
@@ -147,18 +163,8 @@ def main():
     sides = {"route: kx.explain": route, "route: worth table alone": table, "floor": floor}
     if HAVE_SHAP:
         sides["shap exact explainer"] = shap_exact
-    best = {name: np.inf for name in sides}
-    parts = None
     with kx.config_context(progress=False), threadpool_limits(limits=1):
-        for fn in sides.values():   # warm-up: imports, first-touch allocations
-            fn()
-        for _ in range(args.repeat):
-            for name, fn in sides.items():
-                seconds, out = cpu_seconds(fn)
-                if seconds < best[name]:
-                    best[name] = seconds
-                    if name == "floor":
-                        parts = out[1]
+        best, parts = best_times(sides, args.repeat)
         V_floor, _ = floor()
         V_route = table()
         explanation = route()

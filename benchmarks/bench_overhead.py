@@ -62,18 +62,20 @@ route's one-point call above, and for two references measured the same way in th
 
 * the issue's call with BLAS held to one thread for the whole run (``threadpoolctl``), so that
   waking BLAS threads can have no part in its cold cost;
-* scikit-learn's own ``svr.predict(X[:10])`` ten times (a call of about the same length that does
-  not go through kernelxai): the cold penalty this machine puts on any Python-level call of this
-  size, the floor of what kernelxai can reach.
+* scikit-learn's own ``svr.predict(X[:10])`` (a call of about the same length, ~0.35 ms, that does
+  not go through kernelxai): the cold penalty this machine puts on a Python-level call of this
+  size.
 
 The columns "woken" count the cold calls during which another thread of the process ran (its
 context switches, read from ``/proc/self/task`` on Linux, outside the timed span), native ones
 (OpenBLAS and OpenMP workers) and Python ones (kernelxai's helper threads) apart: a thread woken
-for a problem that needs none shows there. Warm is the faster of the two calls right after the
-cold one. Each ratio is printed in wall time and in the calling thread's CPU time
-(``time.thread_time``): on a machine that other processes load, wall time also holds the time
-they had the core, while the CPU time keeps only what the call itself took -- a cold call's
-refilled caches and branch predictors included. Target: cold / warm <= 2 for the issue's call.
+for a problem that needs none shows there. Warm is the same call back to back: after each cold
+call it runs again for 40 ms, and the fastest of the later half of those calls counts (the
+machine takes several milliseconds to come back to full speed after a rest). Each ratio is
+printed in wall time and in the calling thread's CPU time (``time.thread_time``): on a machine
+that other processes load, wall time also holds the time they had the core, while the CPU time
+keeps only what the call itself took -- a cold call's refilled caches and branch predictors
+included. Target: cold / warm <= 2 for the issue's call.
 
 Usage: python benchmarks/bench_overhead.py [--repeat 15] [--calls 8] [--quick] [--only TEXT]
                                            [--cold-rounds 15] [--rest 0.3] [--cold-only]
@@ -126,9 +128,12 @@ POINTS = 100
 #: Training points of the functional baseline's call with next to no arithmetic (its fixed cost).
 BARE_TRAINING_POINTS = 10
 
-#: Seconds of rest before a cold call, and the rounds of the cold table.
+#: Seconds of rest before a cold call, the rounds of the cold table, and the seconds of back-to-back
+#: calls after each cold one (the machine takes several milliseconds to come back to full speed
+#: after a rest: the calls right after a cold one are still 1.5-2x slower than later ones).
 REST = 0.3
 COLD_ROUNDS = 15
+WARM_SECONDS = 0.04
 
 
 def make_case(n, d, seed=0) -> tuple[KernelRidge, np.ndarray, np.ndarray]:
@@ -216,11 +221,12 @@ def _other_threads_switches() -> dict:
 def cold_and_warm(fn, rounds=COLD_ROUNDS, rest=REST) -> dict:
     """Median seconds of ``fn()`` after ``rest`` seconds idle (cold) and back to back (warm), per round.
 
-    Warm is the faster of the two calls that follow the cold one at once. Each is timed twice:
-    wall time and this thread's CPU time (``time.thread_time``, which leaves out the time other
-    processes held the core -- a steadier reading on a busy machine; a call's helper threads are
-    not in it). Also counts the cold calls during which another thread of the process ran: a
-    native one (an OpenBLAS or OpenMP worker) or a Python one (kernelxai's helper threads).
+    After the cold call the same call runs back to back for at least WARM_SECONDS (and 6 calls):
+    warm is the fastest of the second half of them. Each is timed twice: wall time and this
+    thread's CPU time (``time.thread_time``, which leaves out the time other processes held the
+    core -- a steadier reading on a busy machine; a call's helper threads are not in it). Also
+    counts the cold calls during which another thread of the process ran: a native one (an
+    OpenBLAS or OpenMP worker) or a Python one (kernelxai's helper threads).
     """
     fn(), fn()   # first calls: imports, caches
     cold, warm, cold_cpu, warm_cpu, native, python = [], [], [], [], 0, 0
@@ -236,14 +242,14 @@ def cold_and_warm(fn, rounds=COLD_ROUNDS, rest=REST) -> dict:
         ours = {t.native_id for t in threading.enumerate()}
         native += bool(ran - ours)
         python += bool(ran & ours)
-        best, best_cpu = float("inf"), float("inf")
-        for _ in range(2):
+        walls, cpus, began = [], [], time.perf_counter()
+        while len(walls) < 6 or time.perf_counter() - began < WARM_SECONDS:
             start, start_cpu = time.perf_counter(), time.thread_time()
             fn()
-            best = min(best, time.perf_counter() - start)
-            best_cpu = min(best_cpu, time.thread_time() - start_cpu)
-        warm.append(best)
-        warm_cpu.append(best_cpu)
+            walls.append(time.perf_counter() - start)
+            cpus.append(time.thread_time() - start_cpu)
+        warm.append(min(walls[len(walls) // 2:]))
+        warm_cpu.append(min(cpus[len(cpus) // 2:]))
     return {"cold": float(np.median(cold)), "warm": float(np.median(warm)),
             "cold_cpu": float(np.median(cold_cpu)), "warm_cpu": float(np.median(warm_cpu)),
             "woken_native": native, "woken_python": python, "rounds": rounds}
@@ -265,17 +271,16 @@ def cold_table(rows, rounds, rest) -> list[dict]:
         kx.explain(svr, X[:10], value="functional_baseline", method="product")
 
     def predict():
-        for _ in range(10):
-            svr.predict(X[:10])
+        svr.predict(X[:10])
 
     cases = [("#36: SVR n = 50, d = 8, 10 points, product", issue)]
     for r in rows:
         cases.append((f"{r['label']}, 1 point", r["one_fn"]))
     results = []
-    print(f"\ncold: a call after {rest} s idle; warm: the faster of the two calls right after it; medians "
-          f"of {rounds} rounds, wall time (and the calling thread's CPU time: other processes' load left "
-          f"out); woken: cold calls during which a BLAS/OpenMP (native) thread or a Python thread "
-          f"(kernelxai's helpers) ran")
+    print(f"\ncold: a call after {rest} s idle; warm: the same call back to back (the fastest of the later "
+          f"half of {WARM_SECONDS * 1e3:.0f} ms of calls after the cold one); medians of {rounds} rounds, in "
+          f"wall time and in the calling thread's CPU time (other processes' load left out); woken: cold "
+          f"calls during which a BLAS/OpenMP (native) thread or a Python thread (kernelxai's helpers) ran")
     header = (f"{'call':<52} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} {'CPU: cold/warm':>14} "
               f"{'woken: native':>13} {'python':>6}")
     print(header)
@@ -291,7 +296,7 @@ def cold_table(rows, rounds, rest) -> list[dict]:
     with threadpoolctl.threadpool_limits(limits=1):
         one_thread = cold_and_warm(issue, rounds, rest)
     show("  the same, BLAS held to one thread", one_thread)
-    show("  reference: scikit-learn svr.predict(X[:10]) x 10", cold_and_warm(predict, rounds, rest))
+    show("  reference: scikit-learn's svr.predict(X[:10])", cold_and_warm(predict, rounds, rest))
     print("target: cold / warm <= 2 for the #36 call; the scikit-learn reference is this machine's own "
           "cold penalty for a Python-level call of that size")
     return results

@@ -27,8 +27,8 @@ import numpy as np
 
 import kernelxai as kx
 from kernelxai.datasets import pkex
-from kernelxai.explainers._discrepancy import MMDGame
 from kernelxai.estimators._product import product_shapley
+from kernelxai.explainers._discrepancy import MMDGame
 from kernelxai.workbench._reporting import timed
 
 #: Reference-code timings quoted for the paper's reference code (2-core CPU), for context only.

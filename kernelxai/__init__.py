@@ -33,6 +33,7 @@ from . import (
 )
 from ._calibration import calibrate
 from ._config import config_context, get_config, set_config
+from ._memory import prime_allocator
 from .estimators import available_methods, estimate_cost, shapley_values
 from .explainers import (
     ShapleyPrior,
@@ -93,6 +94,7 @@ __all__ = [
     "get_config",
     "set_config",
     "calibrate",
+    "prime_allocator",
     # the stages
     "kernels",
     "models",

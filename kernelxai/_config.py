@@ -44,6 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._suggest import closest
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -104,7 +106,9 @@ def _real(key, value, minimum, none):
 def _check(key, value):
     """The value to store for ``key``, or a ValueError naming the key and what it accepts."""
     if key not in _DEFAULTS:
-        raise ValueError(f"unknown configuration key {key!r}; accepted: {', '.join(sorted(_DEFAULTS))}")
+        close = closest(key, _DEFAULTS)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown configuration key {key!r}{hint}; accepted: {', '.join(sorted(_DEFAULTS))}")
     if key == "max_memory":
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
                 or not 2**16 <= value <= MAX_MEMORY_LIMIT:

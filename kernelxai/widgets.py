@@ -41,7 +41,10 @@ from .explanation import Explanation
 from .values import registered
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import ipywidgets
+    from numpy.typing import ArrayLike
 
 __all__ = ["ExplanationExplorer", "ParameterExplorer", "explore", "gp_explorer", "interact",
            "show_figures"]
@@ -81,7 +84,7 @@ def _png(fig):
     return Image(data=buffer.getvalue(), format="png")
 
 
-def show_figures(output, draw) -> Any:
+def show_figures(output: ipywidgets.Output, draw: Callable[[], Any]) -> Any:
     """Call ``draw()`` and put the figures it created into ``output`` (replacing its contents).
 
     A return value that is not a matplotlib object (a DataFrame, say) is shown
@@ -133,7 +136,7 @@ def show_figures(output, draw) -> Any:
     return result
 
 
-def interact(function, **controls) -> ipywidgets.VBox:
+def interact(function: Callable[..., Any], **controls: Any) -> ipywidgets.VBox:
     """Like ``ipywidgets.interact``: a control per keyword, ``function`` redrawn on change.
 
     Controls are given as ipywidgets accepts them for ``interact`` (a widget, a
@@ -270,9 +273,8 @@ class ExplanationExplorer:
     {'value': 'interventional', 'method': 'exact', 'budget': None, 'seed': None}
     """
 
-    def __init__(self, compute: Callable[..., Explanation], values: Sequence[str],
-                 methods: Sequence[str], n_players: int, n_instances: int, budget: int = 200,
-                 seed: int = 0, max_display: int = 10):
+    def __init__(self, compute: Callable[..., Explanation], values: Sequence[str], methods: Sequence[str],
+                 n_players: int, n_instances: int, budget: int = 200, seed: int = 0, max_display: int = 10) -> None:
         import ipywidgets as W
 
         self._compute = _Cached(compute)
@@ -303,7 +305,7 @@ class ExplanationExplorer:
                 "budget": int(self.budget.value) if sampled else None,
                 "seed": int(self.seed.value) if sampled else None}
 
-    def check(self, settings) -> None:
+    def check(self, settings: Mapping[str, Any]) -> None:
         """Raise ValueError with a readable message if the settings cannot work."""
         method, budget = settings["method"], settings["budget"]
         if budget is not None:
@@ -368,9 +370,11 @@ class ExplanationExplorer:
         display(self.widget)
 
 
-def explore(model, X, *, background=None, values=("interventional", "observational"),
-            methods=("auto", "exact", "kernel", "permutation"), budget=200, seed=0,
-            value_options=None, **explorer_options) -> ExplanationExplorer:
+def explore(model: Any, X: ArrayLike, *, background: ArrayLike | None = None,
+            values: Sequence[str] = ("interventional", "observational"),
+            methods: Sequence[str] = ("auto", "exact", "kernel", "permutation"), budget: int = 200, seed: int = 0,
+            value_options: Mapping[str, Mapping[str, Any]] | None = None,
+            **explorer_options: Any) -> ExplanationExplorer:
     """An :class:`ExplanationExplorer` for a kernel model and points ``X``.
 
     Each choice calls :func:`kernelxai.explain` once for all rows of ``X`` and
@@ -494,7 +498,8 @@ class ParameterExplorer:
     (1, (5, 3))
     """
 
-    def __init__(self, compute, render, name, options, value=None, precompute=False):
+    def __init__(self, compute: Callable[[Any], Any], render: Callable[..., Any], name: str, options: Sequence[Any],
+                 value: Any = None, precompute: bool = False) -> None:
         import ipywidgets as W
 
         options = list(options)
@@ -514,7 +519,7 @@ class ParameterExplorer:
                 self.result(option)
         self.render()
 
-    def result(self, value=None) -> Any:
+    def result(self, value: Any = None) -> Any:
         """The (cached) result for ``value`` (default: the slider's value)."""
         return self._compute(value=self.slider.value if value is None else value)
 
@@ -565,8 +570,9 @@ def _noise_levels(noise_levels):
     return [float(v) for v in levels]
 
 
-def gp_explorer(X, y, kernel=None, *, background=None, noise_levels=(1e-3, 1e-2, 1e-1, 0.5),
-                feature_names=None) -> ipywidgets.VBox:
+def gp_explorer(X: ArrayLike, y: ArrayLike, kernel: Any = None, *, background: ArrayLike | None = None,
+                noise_levels: Sequence[float] = (1e-3, 1e-2, 1e-1, 0.5),
+                feature_names: Sequence[str] | None = None) -> ipywidgets.VBox:
     """Stochastic Shapley values of a GP at one point, as the noise level moves.
 
     Fits ``GaussianProcessRegressor(kernel, alpha=noise, normalize_y=True,

@@ -19,9 +19,9 @@ from sklearn.svm import SVC, NuSVC, NuSVR, OneClassSVM
 
 import kernelxai as kx
 from kernelxai.kernels import RBF
+from kernelxai.models._expansion import KernelExpansion
 from kernelxai.models.convert import as_expansion, output_plan
 from kernelxai.models.convert._kernel_density import log_kernel_norm
-from kernelxai.models._expansion import KernelExpansion
 
 
 def _data(n=40, d=3, seed=0):

@@ -14,7 +14,6 @@ from sklearn.preprocessing import StandardScaler
 
 import kernelxai as kx
 from kernelxai import explainers as kb
-from kernelxai.explainers import _background_bound, _background_summaries
 from kernelxai.values._base import default_background
 
 

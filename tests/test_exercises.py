@@ -27,7 +27,10 @@ import pytest
 
 import kernelxai as kx
 from kernelxai import exercises as ex
-from kernelxai.workbench.exercises import _dependence_tasks as dependence_tasks, _regression_tasks as regression_tasks, _shapley_tasks as shapley_tasks, _student_games as student_games
+from kernelxai.workbench.exercises import _dependence_tasks as dependence_tasks
+from kernelxai.workbench.exercises import _regression_tasks as regression_tasks
+from kernelxai.workbench.exercises import _shapley_tasks as shapley_tasks
+from kernelxai.workbench.exercises import _student_games as student_games
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "notebooks" / "exercises"

@@ -320,7 +320,7 @@ def test_to_frame_with_outputs(multi):
 
 
 class _FakeShapExplanation:
-    def __init__(self, values, base_values=None, data=None, display_data=None, instance_names=None,
+    def __init__(self, values, base_values=None, data=None, display_data=None, instance_names=None,  # noqa: PLR0913 - mirrors shap.Explanation's constructor
                  feature_names=None, output_names=None, output_indexes=None, lower_bounds=None,
                  upper_bounds=None, error_std=None, main_effects=None, hierarchical_values=None,
                  clustering=None, compute_time=None):

@@ -149,7 +149,10 @@ def test_explain_mmd_holds_z_to_x_columns():
 
 
 def test_regularised_estimators_check_names_through_scikit_learn():
-    from kernelxai.functionals._regularised import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge
+    from kernelxai.functionals._regularised import (
+        ShapleyRegularisedKernelLogisticRegression,
+        ShapleyRegularisedKernelRidge,
+    )
 
     rng = np.random.default_rng(4)
     X = pd.DataFrame(rng.normal(size=(40, 3)), columns=["a", "b", "c"])

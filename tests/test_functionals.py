@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 import kernelxai as kx
 from kernelxai import functionals as F
+from kernelxai.estimators._product import product_shapley
 from kernelxai.games import all_coalitions
 from kernelxai.kernels import RBF, Categorical, Laplace, Matern, Product
 from kernelxai.models import KernelExpansion
-from kernelxai.estimators._product import product_shapley
 from kernelxai.values import FunctionalBaseline, Interventional, Observational
 
 

@@ -407,10 +407,11 @@ def test_index_spellings_and_errors():
     game = kx.TabularGame(np.arange(8.0))
     assert kx.shapley_interactions(game, index="ksii").meta["index"] == "k-SII"
     assert kx.shapley_interactions(game, index="faith-shap").meta["index"] == "FSII"
-    with pytest.raises(ValueError, match="accepted: 'SII', 'k-SII', 'STII', 'FSII'"):
-        kx.shapley_interactions(game, index="banzhaf")
-    with pytest.raises(ValueError, match="order=3 is not supported"):
-        kx.shapley_interactions(game, order=3)
+    # every index of any order is offered (tests/test_interactions_any_order.py); misspelt ones are refused
+    with pytest.raises(ValueError, match="accepted: 'SV', 'BV', 'SII', 'BII'.*did you mean 'k-SII'"):
+        kx.shapley_interactions(game, index="k-SI")
+    with pytest.raises(ValueError, match="order must be between 1 and the number of players 3; got 4"):
+        kx.shapley_interactions(game, order=4)
     with pytest.raises(ValueError, match="unknown method 'magic'"):
         kx.shapley_interactions(game, method="magic")
     with pytest.raises(NotApplicableError, match="'exact', 'sampled'"):

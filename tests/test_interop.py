@@ -22,7 +22,7 @@ import kernelxai as kx
 class FakeShapExplanation:
     """Stores its arguments as attributes, like shap.Explanation's properties."""
 
-    def __init__(self, values, base_values=None, data=None, display_data=None, instance_names=None,
+    def __init__(self, values, base_values=None, data=None, display_data=None, instance_names=None,  # noqa: PLR0913 - mirrors shap.Explanation's constructor
                  feature_names=None, output_names=None, output_indexes=None, lower_bounds=None,
                  upper_bounds=None, error_std=None, main_effects=None, hierarchical_values=None,
                  clustering=None, compute_time=None):

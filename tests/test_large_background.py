@@ -25,8 +25,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import kernelxai as kx
-from kernelxai.explainers import mean_embedding, summary_bound
 from kernelxai.estimators._registry import CostLimitError
+from kernelxai.explainers import mean_embedding, summary_bound
 from kernelxai.games import all_coalitions
 from kernelxai.kernels import RBF, Laplace
 from kernelxai.models import KernelExpansion

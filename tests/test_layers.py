@@ -27,7 +27,7 @@ PACKAGE = "kernelxai"
 #: progress bar and the Explanation. ``kernelxai/__init__.py`` (the public names) re-exports every
 #: stage, so it is the top: nothing in the library may import it.
 STAGES = [
-    ("ground", ["_config", "_validation", "_params", "_threads", "_calibration", "_linalg", "_memory"]),
+    ("ground", ["_config", "_validation", "_suggest", "_params", "_threads", "_calibration", "_linalg", "_memory"]),
     ("explanation", ["explanation"]),
     ("kernels", ["kernels"]),
     ("games", ["games"]),

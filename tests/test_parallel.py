@@ -28,9 +28,9 @@ import pytest
 from sklearn.kernel_ridge import KernelRidge
 
 import kernelxai as kx
-from kernelxai.parallel import _runner
 from kernelxai import parallel
 from kernelxai.parallel import _reductions as reductions
+from kernelxai.parallel import _runner
 
 rng = np.random.default_rng(7)
 D = 4

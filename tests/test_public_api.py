@@ -25,7 +25,7 @@ KX_ALL = [
     "explain", "explain_interactions", "shapley_interactions", "explain_gp", "ShapleyPrior", "explain_mmd",
     "explain_hsic", "explain_r2", "shapley_values", "available_methods", "estimate_cost",
     "Explanation", "Game", "TabularGame", "FunctionGame", "ProductGame", "GroupedGame",
-    "config_context", "get_config", "set_config", "calibrate",
+    "config_context", "get_config", "set_config", "calibrate", "prime_allocator",
     "kernels", "models", "values", "games", "estimators", "explanation", "parallel", "explainers",
     "uncertainty", "functionals", "plots", "widgets", "datasets", "workbench", "exercises",
 ]
@@ -61,7 +61,7 @@ SURFACE = {
         "NotApplicableError", "CostLimitError", "PrecisionError", "COMMON_OPTIONS", "t_interval",
         "product_shapley", "reference_shapley", "estimate_nodes", "gauss_legendre_01",
     ],
-    "kernelxai.explanation": ["Explanation", "AXES"],
+    "kernelxai.explanation": ["Explanation", "AXES", "Interactions", "InteractionBlock"],
     "kernelxai.parallel": [
         "run_rows", "reduce_rows", "row_chunks", "plan_rows", "Shipped", "CHUNK_SECONDS", "MAX_REPEATED_SHARE",
     ],

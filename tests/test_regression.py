@@ -10,8 +10,8 @@ from sklearn.datasets import load_diabetes
 from sklearn.linear_model import LinearRegression
 
 import kernelxai as kx
-from kernelxai.games import all_coalitions, tabulate
 from kernelxai.explainers._regression import R2Game
+from kernelxai.games import all_coalitions, tabulate
 
 
 def sk_r2(X, y, cols):

@@ -16,9 +16,9 @@ from sklearn.base import clone
 
 import kernelxai as kx
 from kernelxai.datasets import rkhs_shap
+from kernelxai.functionals._regularised import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge
 from kernelxai.kernels import RBF
 from kernelxai.models import KernelLogisticRegression, KernelRidge
-from kernelxai.functionals._regularised import ShapleyRegularisedKernelLogisticRegression, ShapleyRegularisedKernelRidge
 
 OPTS = {"interventional": {}, "observational": {"eta": 1e-3}}
 

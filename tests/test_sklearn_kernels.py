@@ -19,8 +19,8 @@ from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 import kernelxai as kx
 from kernelxai.games import ProductGame, SumOfProductGames, all_coalitions
 from kernelxai.kernels import RBF, CoalitionGrams, Constant, Laplace, Linear, Matern, Product, ProductOf, SumKernel
-from kernelxai.models import KernelExpansion, as_expansion
 from kernelxai.kernels._from_sklearn import Pairwise, SklearnKernel, gp_kernel
+from kernelxai.models import KernelExpansion, as_expansion
 
 RNG = np.random.default_rng(11)
 D = 4

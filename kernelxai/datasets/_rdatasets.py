@@ -162,7 +162,7 @@ def load_boston() -> tuple[pd.DataFrame, pd.Series]:
     return frame.drop(columns=["medv"]), frame["medv"].astype(float)
 
 
-def load_pima(part="all") -> tuple[pd.DataFrame, pd.Series]:
+def load_pima(part: str = "all") -> tuple[pd.DataFrame, pd.Series]:
     """The Pima Indian diabetes data as MASS ships it: complete cases only.
 
     Parameters

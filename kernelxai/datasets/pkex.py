@@ -40,7 +40,8 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 # §5.1, Experiment 1: exact vs regression estimates
 # --------------------------------------------------------------------------- #
-def linear_regression(n=1000, d=10, noise=0.1, seed=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def linear_regression(n: int = 1000, d: int = 10, noise: float = 0.1,
+                      seed: int | np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""PKeX Exp. 1: :math:`X \sim \mathcal{N}(0, I_d)`, :math:`y = X\beta + \mathcal{N}(0, \text{noise}^2)`.
 
     The paper does not give :math:`\beta`; here :math:`\beta_j \sim \mathcal{N}(0, 1)`, drawn from the same
@@ -95,8 +96,8 @@ def linear_regression(n=1000, d=10, noise=0.1, seed=None) -> tuple[np.ndarray, n
 TARGETS = ("poly5", "poly10", "sqexp")
 
 
-def active_features(n=1000, d=50, n_active=17, target="poly5",
-                    seed=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def active_features(n: int = 1000, d: int = 50, n_active: int = 17, target: str = "poly5",
+                    seed: int | np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""PKeX Exp. 2: only the first ``n_active`` of ``d`` features drive the target.
 
     The paper names the targets (a degree-5 polynomial, a degree-10 polynomial
@@ -166,8 +167,9 @@ def active_features(n=1000, d=50, n_active=17, target="poly5",
 # --------------------------------------------------------------------------- #
 # §5.2 and App. H.3: attributing MMD
 # --------------------------------------------------------------------------- #
-def two_sample(n=1000, m=1000, d_same=10, d_diff=10, df=3.0, match_covariance=False,
-               equal=False, seed=None) -> tuple[np.ndarray, np.ndarray]:
+def two_sample(n: int = 1000, m: int = 1000, d_same: int = 10, d_diff: int = 10, df: float = 3.0,
+               match_covariance: bool = False, equal: bool = False,
+               seed: int | np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """PKeX §5.2: two samples whose first ``d_same`` features share a distribution.
 
     X: all features N(0, 1), independent. Z: the first ``d_same`` features
@@ -299,7 +301,7 @@ def _reachable(host, port=443, timeout=3.0):
         return False
 
 
-def load_selection_data(name) -> tuple[pd.DataFrame, pd.Series, str]:
+def load_selection_data(name: str) -> tuple[pd.DataFrame, pd.Series, str]:
     """One data set of the HSIC feature-selection study (PKeX §5.3, Table 1).
 
     Parameters

@@ -138,7 +138,7 @@ def available() -> list[str]:
     return sorted(BUNDLED) + sorted(REMOTE)
 
 
-def data_home(path=None) -> Path:
+def data_home(path: str | os.PathLike | None = None) -> Path:
     """The cache directory: ``path``, else ``$KERNELXAI_DATA``, else ``~/.cache/kernelxai``.
 
     The directory is not created here (:func:`load` creates it when it writes).
@@ -173,7 +173,7 @@ def _reachable(host, timeout=3.0):
         socket.setdefaulttimeout(None)
 
 
-def load(name, *, data_home_path=None, download=True) -> Dataset:
+def load(name: str, *, data_home_path: str | os.PathLike | None = None, download: bool = True) -> Dataset:
     """Load a data set by name (see :func:`available`).
 
     Parameters
@@ -283,7 +283,7 @@ def _from_frame(name, frame, target, task, source, notes):
     return Dataset(name, X, frame[target], task, source, notes, categorical)
 
 
-def numeric_design(ds, *, dropna=True) -> tuple[np.ndarray, np.ndarray, list[int]]:
+def numeric_design(ds: Dataset, *, dropna: bool = True) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Features as floats: categorical columns ordinal-coded, rows with missing values dropped.
 
     Parameters

@@ -12,11 +12,17 @@ r"""Synthetic designs of the RKHS-SHAP experiments (Chau et al., NeurIPS 2022).
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_choice, check_matrix, check_positive_int, check_rng
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["banana", "banana_function", "banana_conditional_u", "banana_shapley",
            "correlated_gaussian", "shift_feature", "BANANA_BS"]
@@ -32,7 +38,8 @@ def _check_b_v(b, v):
     return float(b), float(v)
 
 
-def banana(n=3000, b=1.0, v=10.0, *, noise=0.0, seed=None) -> tuple[np.ndarray, np.ndarray]:
+def banana(n: int = 3000, b: float = 1.0, v: float = 10.0, *, noise: float = 0.0,
+           seed: int | np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Sample the Banana distribution and the regression target.
 
     :math:`Z \sim \mathcal{N}\big(0, \operatorname{diag}(v, 1)\big)`; :math:`X_1 = Z_1`,
@@ -88,7 +95,7 @@ def banana(n=3000, b=1.0, v=10.0, *, noise=0.0, seed=None) -> tuple[np.ndarray, 
     return X, y
 
 
-def banana_function(X, b, v=10.0) -> np.ndarray:
+def banana_function(X: ArrayLike, b: float, v: float = 10.0) -> np.ndarray:
     r""":math:`f(x) = (x_1^2 - v)/b + x_2`, the Banana regression function.
 
     Parameters
@@ -121,7 +128,8 @@ def banana_function(X, b, v=10.0) -> np.ndarray:
     return (X[:, 0] ** 2 - v) / b + X[:, 1]
 
 
-def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elements=2**22) -> np.ndarray:
+def banana_conditional_u(x2: float | ArrayLike, b: float, v: float = 10.0, *, panel_width: float | None = None,
+                         order: int = 8, max_elements: int = 2**22) -> np.ndarray:
     r""":math:`\mathbb{E}[U \mid X_2 = x_2]` with :math:`U = (Z_1^2 - v)/b`, by composite Gauss-Legendre quadrature.
 
     :math:`X_2 = U + Z_2` with :math:`Z_2 \sim \mathcal{N}(0, 1)` independent of :math:`Z_1 \sim \mathcal{N}(0, v)`, so
@@ -207,7 +215,7 @@ def banana_conditional_u(x2, b, v=10.0, *, panel_width=None, order=8, max_elemen
     return out.reshape(x2.shape)
 
 
-def banana_shapley(X, b, v=10.0, kind="interventional") -> np.ndarray:
+def banana_shapley(X: ArrayLike, b: float, v: float = 10.0, kind: str = "interventional") -> np.ndarray:
     r"""Ground-truth Shapley values of f on the Banana distribution.
 
     With :math:`U = (x_1^2 - v)/b`:
@@ -266,12 +274,13 @@ def banana_shapley(X, b, v=10.0, kind="interventional") -> np.ndarray:
     return np.column_stack([(3 * U - cond) / 2, (2 * x2 + cond - U) / 2])
 
 
-def correlated_gaussian(n=3000, *, rho=0.9, beta=(1.0, 2.0, 3.0, 4.0, 10.0), noise=0.0,
-                        seed=None) -> tuple[np.ndarray, np.ndarray]:
+def correlated_gaussian(n: int = 3000, *, rho: float = 0.9, beta: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 10.0),
+                        noise: float = 0.0,
+                        seed: int | np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""The Gaussian design of RKHS-SHAP Exp. 3 and 4.
 
-    :math:`X \sim \mathcal{N}(0, \Sigma)` with :math:`\Sigma_{ii} = 1` and :math:`\Sigma_{45} = \Sigma_{54} = \rho` (features 4
-    and 5, zero-based columns 3 and 4; :math:`X_5` is the sensitive feature of Exp. 4
+    :math:`X \sim \mathcal{N}(0, \Sigma)` with :math:`\Sigma_{ii} = 1` and :math:`\Sigma_{45} = \Sigma_{54} = \rho`
+    (features 4 and 5, zero-based columns 3 and 4; :math:`X_5` is the sensitive feature of Exp. 4
     and :math:`X_4` its correlated proxy), :math:`y = X\beta` (:math:`+\, \text{noise}\cdot\varepsilon`).
 
     Parameters
@@ -324,7 +333,8 @@ def correlated_gaussian(n=3000, *, rho=0.9, beta=(1.0, 2.0, 3.0, 4.0, 10.0), noi
     return X, y
 
 
-def shift_feature(X, sigma, feature=4, seed=None) -> np.ndarray:
+def shift_feature(X: ArrayLike, sigma: float, feature: int = 4,
+                  seed: int | np.random.Generator | None = None) -> np.ndarray:
     r"""X with :math:`\mathcal{N}(0, \sigma^2)` noise added to one column (Exp. 3's test-time shift of X5).
 
     Parameters

@@ -21,7 +21,8 @@ closed forms, used as ground truth:
   :math:`v(\emptyset) = \mathbb{E} f(X) = \beta\alpha + 2\gamma`;
 * observational, :math:`v(S) = \mathbb{E}[f(X) \mid X_S = x_S]`, with
   :math:`\mathbb{E}[X_2 \mid x_1] = \alpha x_1` and :math:`\mathbb{E}[X_2^2 \mid x_1] = \alpha^2 x_1^2 + 1 - \alpha^2`:
-  :math:`v(\{1\}) = (1 - \beta)(1 + \alpha) x_1 + \beta\alpha x_1^2 + \gamma \big((1 + \alpha^2) x_1^2 + 1 - \alpha^2\big)`.
+  :math:`v(\{1\}) = (1 - \beta)(1 + \alpha) x_1 + \beta\alpha x_1^2 + \gamma
+  \big((1 + \alpha^2) x_1^2 + 1 - \alpha^2\big)`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from ..games import TabularGame
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from numpy.typing import ArrayLike
+
 __all__ = ["thesis_sample", "thesis_model", "thesis_game", "FEATURES"]
 
 FEATURES = ["x1", "x2"]
@@ -48,8 +51,9 @@ def _check_alpha(alpha):
     return alpha
 
 
-def thesis_sample(n, alpha, seed=None) -> np.ndarray:
-    r""":math:`n` draws of :math:`X \sim \mathcal{N}\left(0, \left(\begin{smallmatrix} 1 & \alpha \\ \alpha & 1 \end{smallmatrix}\right)\right)` (thesis ch. 3), shape (n, 2).
+def thesis_sample(n: int, alpha: float, seed: int | np.random.Generator | None = None) -> np.ndarray:
+    r""":math:`n` draws of :math:`X \sim \mathcal{N}\left(0, \left(\begin{smallmatrix} 1 & \alpha \\
+    \alpha & 1 \end{smallmatrix}\right)\right)` (thesis ch. 3), shape (n, 2).
 
     Parameters
     ----------
@@ -85,7 +89,7 @@ def thesis_sample(n, alpha, seed=None) -> np.ndarray:
     return np.column_stack([z[:, 0], alpha * z[:, 0] + np.sqrt(1 - alpha**2) * z[:, 1]])
 
 
-def thesis_model(beta, gamma) -> Callable[[np.ndarray], np.ndarray]:
+def thesis_model(beta: float, gamma: float) -> Callable[[np.ndarray], np.ndarray]:
     r""":math:`f(x) = (1 - \beta)(x_1 + x_2) + \beta x_1 x_2 + \gamma (x_1^2 + x_2^2)` as a function of X (m, 2).
 
     Parameters
@@ -128,7 +132,7 @@ def thesis_model(beta, gamma) -> Callable[[np.ndarray], np.ndarray]:
     return f
 
 
-def thesis_game(x, alpha, beta, gamma, value="interventional") -> TabularGame:
+def thesis_game(x: ArrayLike, alpha: float, beta: float, gamma: float, value: str = "interventional") -> TabularGame:
     """The exact (population) game of the thesis design at the rows of x.
 
     Parameters

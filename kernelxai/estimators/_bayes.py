@@ -11,6 +11,7 @@ re-exports it.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
@@ -21,6 +22,9 @@ from ..games._game_types import check_coalitions
 from ._common import as_instances, block_elements, evaluate_blocks, progress_bar
 from ._registry import Cost, Estimator, EstimatorResult, InvalidOptionError, Option, register
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["BayesSHAP", "BayesPosterior", "bayes_linear_posterior", "coalition_second_moment",
            "perturbations_to_go"]
 
@@ -28,7 +32,7 @@ __all__ = ["BayesSHAP", "BayesPosterior", "bayes_linear_posterior", "coalition_s
 MAX_FORECAST = 2**53
 
 
-def coalition_second_moment(d) -> np.ndarray:
+def coalition_second_moment(d: int) -> np.ndarray:
     r""":math:`M = \mathbb{E}[z z^\top]` for coalitions :math:`z` drawn from the Shapley kernel (sizes 1..d-1).
 
     The diagonal is :math:`\mathbb{E}[s]/d = 1/2`, every off-diagonal entry
@@ -99,7 +103,7 @@ class BayesPosterior:
     (array([ 0.84, -2.06]), array([ 1.07, -1.82]))
     """
 
-    def __init__(self, mean, V, s2, dof, n_obs):
+    def __init__(self, mean: np.ndarray, V: np.ndarray, s2: np.ndarray, dof: float, n_obs: int) -> None:
         self.mean, self.V, self.s2, self.dof, self.n_obs = mean, V, s2, dof, n_obs
 
     @property
@@ -107,7 +111,7 @@ class BayesPosterior:
         r"""Scale :math:`\sqrt{s^2 V_{jj}}` of each coefficient's Student-t marginal, shape (p, n)."""
         return np.sqrt(np.maximum(np.diag(self.V), 0.0)[:, None] * self.s2[None, :])
 
-    def interval(self, level=0.95) -> tuple[np.ndarray, np.ndarray]:
+    def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Equal-tailed credible interval of each coefficient at ``level``: (lower, upper), (p, n)."""
         from scipy import stats  # deferred: scipy.stats takes ~0.5 s to import
 
@@ -116,9 +120,12 @@ class BayesPosterior:
         return self.mean - half, self.mean + half
 
 
-def bayes_linear_posterior(Z, y, weights=None, prior_precision=None, *, constraint=None,
-                           prior_dof=0.0, prior_scale=0.0) -> BayesPosterior:
-    r"""Conjugate posterior of :math:`y \mid Z, \phi, \sigma^2 \sim \mathcal{N}(Z\phi, \sigma^2 / w)` (Slack et al. 2020; thesis §2.3.3).
+def bayes_linear_posterior(Z: ArrayLike, y: ArrayLike, weights: ArrayLike | None = None,
+                           prior_precision: ArrayLike | None = None, *,
+                           constraint: tuple[ArrayLike, ArrayLike] | None = None, prior_dof: float = 0.0,
+                           prior_scale: float = 0.0) -> BayesPosterior:
+    r"""Conjugate posterior of :math:`y \mid Z, \phi, \sigma^2 \sim \mathcal{N}(Z\phi, \sigma^2 / w)`
+    (Slack et al. 2020; thesis §2.3.3).
 
     Prior :math:`\phi \mid \sigma^2 \sim \mathcal{N}(0, \sigma^2 \Lambda_0^{-1})` and
     :math:`\sigma^2 \sim \text{scaled-Inv-}\chi^2(n_0, s_0^2)`. Posterior (conjugate update):
@@ -232,7 +239,7 @@ def _leverage(z, V):
     return np.einsum("ni,ij,nj->n", zf, V, zf)
 
 
-def perturbations_to_go(widths, target_width, n_current) -> np.ndarray | np.int64:
+def perturbations_to_go(widths: ArrayLike, target_width: float, n_current: int) -> np.ndarray | np.int64:
     r"""Extra coalitions needed to shrink every interval to ``target_width``.
 
     ``widths`` has shape (d,) or (d, n) (players first); the result is an int

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._registry import Estimator, InvalidOptionError, estimators, get_estimator
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..games import Game
 
 __all__ = ["choose", "choose_with_cost"]
 
 
-def choose(game, options=None) -> tuple[Estimator, str]:
+def choose(game: Game, options: dict[str, Any] | None = None) -> tuple[Estimator, str]:
     """The estimator ``method="auto"`` picks for ``game``, and why.
 
     Among the exact estimators that apply to the game and may be chosen

@@ -27,6 +27,8 @@ from .._validation import check_level
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from numpy.typing import ArrayLike
+
 __all__ = ["as_instances", "evaluate_blocks", "t_interval", "block_elements", "progress_bar",
            "progress_iter", "call_estimate", "bar_open"]
 
@@ -147,7 +149,8 @@ def evaluate_blocks(game, coalitions, max_elements=None, progress=None, desc="co
     return out
 
 
-def t_interval(samples, level=0.95, axis=0) -> tuple[np.ndarray | float, np.ndarray | float,
+def t_interval(samples: ArrayLike, level: float = 0.95,
+               axis: int = 0) -> tuple[np.ndarray | float, np.ndarray | float,
                                                      np.ndarray | float, np.ndarray | float]:
     r"""Mean, standard error (:math:`s/\sqrt{K}`, ddof 1) and t-interval over ``axis``.
 

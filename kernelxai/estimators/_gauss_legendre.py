@@ -104,7 +104,7 @@ def _gauss_legendre_01(q):
     return out
 
 
-def gauss_legendre_01(q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def gauss_legendre_01(q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Gauss-Legendre nodes and weights on [0, 1], accurate to about one ulp.
 
     Nodes from numpy's ``leggauss`` carry relative errors of 1e-13 to 1e-11

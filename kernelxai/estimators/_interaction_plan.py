@@ -12,6 +12,11 @@ route with advice for when they are too many.
     Product games in polynomial time, all four indices (``_interaction_product``).
 ``"sampled"``
     Any game: unbiased stratified sampling with t-intervals (``_interaction_sampled``).
+
+These are the routes of the pairs (order 2, all of them) of SII, k-SII, STII and FSII.
+Given ``index=`` and ``order=`` (and ``sets=``/``top=``), :func:`plan_interactions` and
+:func:`interaction_cost` hand every other request -- any index, any order -- to
+``_interaction_orders`` (the enumeration oracle and the product route of any order).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import numpy as np
 
 from .._calibration import Work, arithmetic_passes
 from ..games import ProductGame
+from ._interaction_orders import order_cost, order_request, plan_orders
 from ._interaction_product import n_nodes
 from ._interaction_sampled import sampling_plan
 from ._registry import InvalidOptionError, NotApplicableError
@@ -70,8 +76,16 @@ def applicable_methods(game) -> list[str]:
     return [m for m in METHODS if why_not(m, game) is None]
 
 
-def interaction_cost(method, game, index, budget) -> tuple[Work, str]:
-    """Estimated work of a route on ``game``, by kind, and a one-line account of it."""
+def interaction_cost(method, game, index, budget, *, order=2, sets=None, top=None) -> tuple[Work, str]:
+    """Estimated work of a route on ``game``, by kind, and a one-line account of it.
+
+    ``order``, ``sets`` and ``top`` other than the order-2 pairs of SII, k-SII, STII and FSII are
+    priced by ``_interaction_orders.order_cost`` (``method`` resolved by :func:`plan_interactions`).
+    """
+    request = order_request(game, index, order, sets, top)
+    if not request.legacy:
+        cost = order_cost(method, game, request)
+        return cost.work, cost.detail
     d, n = game.n_players, game.n_instances or 1
     if method == "exact":
         # the coefficients times the worths: one matrix product (BLAS)
@@ -109,8 +123,28 @@ def cost_advice(method, game) -> list[str]:
     return advice
 
 
-def plan_interactions(game, method, budget) -> tuple[str, str | None, int | None]:
-    """(method, why, budget): ``"auto"`` resolved for ``game``, checked against it, budget checked."""
+def _plan_request(game, method, budget, request) -> tuple[str, str | None, None]:
+    """(method, why, None) of a request beyond the pairs of SII, k-SII, STII and FSII; no budget there."""
+    resolved, why = plan_orders(game, method, request)
+    if budget is not None:
+        raise InvalidOptionError(
+            "budget= is an option of method='sampled', which estimates the pairs (order=2) of SII, "
+            f"k-SII, STII and FSII; {request.describe()} by method={resolved!r} evaluates what it needs")
+    return resolved, why, None
+
+
+def plan_interactions(game, method, budget, *, index=None, order=2, sets=None,
+                      top=None) -> tuple[str, str | None, int | None]:
+    """(method, why, budget): ``"auto"`` resolved for ``game``, checked against it, budget checked.
+
+    With ``index`` given, a request other than the order-2 pairs of SII, k-SII, STII and FSII
+    (another index, another order, ``sets=`` or ``top=``) is planned by
+    ``_interaction_orders.plan_orders`` (``"exact"`` or ``"product"``; no budget).
+    """
+    if index is not None:
+        request = order_request(game, index, order, sets, top)
+        if not request.legacy:
+            return _plan_request(game, method, budget, request)
     d = game.n_players
     why = None
     if method == "auto":
@@ -126,14 +160,18 @@ def plan_interactions(game, method, budget) -> tuple[str, str | None, int | None
         raise NotApplicableError(
             f"method={method!r} does not apply to this game: {reason}. Methods that apply: "
             f"{', '.join(repr(m) for m in applicable_methods(game))} (or method='auto')")
-    if method != "sampled" and budget is not None:
-        raise InvalidOptionError(f"budget= is an option of method='sampled' only; method={method!r} "
-                                 "evaluates what it needs")
-    if method == "sampled":
-        if budget is None:
-            budget = DEFAULT_BUDGET
-        elif isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-            raise InvalidOptionError(f"budget must be a positive integer (game evaluations); "
-                                     f"got {budget!r}")
-        budget = int(budget)
-    return method, why, budget
+    return method, why, _check_budget(method, budget)
+
+
+def _check_budget(method, budget) -> int | None:
+    """The budget of ``"sampled"`` (default :data:`DEFAULT_BUDGET`); other methods refuse one."""
+    if method != "sampled":
+        if budget is not None:
+            raise InvalidOptionError(f"budget= is an option of method='sampled' only; method={method!r} "
+                                     "evaluates what it needs")
+        return None
+    if budget is None:
+        return DEFAULT_BUDGET
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise InvalidOptionError(f"budget must be a positive integer (game evaluations); got {budget!r}")
+    return int(budget)

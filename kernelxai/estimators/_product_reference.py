@@ -28,7 +28,7 @@ def _mp_nodes(level, dps):
         return tuple(((x + 1) / 2, (1 - x) / 2, w / 2) for x, w in raw)
 
 
-def reference_shapley(game, *, dps=40, max_work=5 * 10**7) -> np.ndarray:
+def reference_shapley(game: ProductGame, *, dps: int = 40, max_work: int = 5 * 10**7) -> np.ndarray:
     """Shapley values of a small :class:`ProductGame` in high precision (mpmath).
 
     The Beta-integral identity evaluated with mpmath arithmetic at ``dps``

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from .._calibration import Work
 from .._config import get_config
 from .._params import InvalidOptionError, closest, unknown_keywords_error, value_error
 from ..games import Game
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 __all__ = ["Option", "Cost", "EstimatorResult", "Estimator", "register", "get_estimator",
            "available_methods", "estimators", "InvalidOptionError", "CostLimitError",
@@ -138,7 +141,7 @@ class Option:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         return "any value"
 
-    def check(self, name, value, method) -> Any:
+    def check(self, name: str, value: Any, method: str) -> Any:
         if value is None and (self.default is None or self.nullable):
             return None
         ok = True
@@ -405,7 +408,7 @@ class Estimator:
     option_aliases: dict = {}
 
     # ------------------------------------------------------------ applicability
-    def why_not(self, game) -> str | None:
+    def why_not(self, game: Game) -> str | None:
         """None if the estimator applies to ``game``, else the reason (a sentence)."""
         if not isinstance(game, self.requires):
             return (f"it needs a {self.requires.__name__} ({self._requirement()}) and this game is a "
@@ -416,7 +419,7 @@ class Estimator:
         return (self.requires.__doc__ or "").strip().splitlines()[0].rstrip(".") if self.requires.__doc__ \
             else self.requires.__name__
 
-    def auto_eligible(self, game) -> bool:
+    def auto_eligible(self, game: Game) -> bool:
         """May ``method="auto"`` pick this estimator for ``game`` (besides applying to it)?"""
         return self.auto
 
@@ -424,7 +427,7 @@ class Estimator:
     def accepted_options(self) -> dict[str, Option]:
         return {**COMMON_OPTIONS, **self.options}
 
-    def resolve_options(self, options) -> dict[str, Any]:
+    def resolve_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """Validated options with defaults filled in; aliases mapped to their new names."""
         accepted = self.accepted_options()
         given = dict(options)
@@ -457,25 +460,26 @@ class Estimator:
         names += [f"{old} (old name of {new})" for old, new in self.option_aliases.items()]
         return names
 
-    def unknown_message(self, unknown, extra="") -> str:
+    def unknown_message(self, unknown: Sequence[str], extra: str = "") -> str:
         """The message for options this estimator does not take (the one format every refusal of kernelxai uses)."""
         names = list(self.accepted_options()) + list(self.option_aliases)
         message = str(unknown_keywords_error(None, unknown, others=[(f"method={self.name!r}", names)]))
         return message + extra
 
-    def min_budget(self, n_players) -> int | None:
+    def min_budget(self, n_players: int) -> int | None:
         """Smallest sensible ``budget`` (game evaluations) for ``n_players``; None if exact."""
         return None
 
     # -------------------------------------------------------------------- work
-    def cost(self, game, options) -> Cost:  # pragma: no cover - abstract
+    def cost(self, game: Game, options: dict[str, Any]) -> Cost:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def advice(self, game, options) -> list[str]:
+    def advice(self, game: Game, options: dict[str, Any]) -> list[str]:
         """What would make this call cheaper (sentences), for the cost-ceiling message."""
         return []
 
-    def run(self, game, rng, options) -> EstimatorResult:  # pragma: no cover - abstract
+    def run(self, game: Game, rng: np.random.Generator,
+            options: dict[str, Any]) -> EstimatorResult:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def __repr__(self):
@@ -578,7 +582,7 @@ def estimators() -> dict[str, Estimator]:
     return dict(_REGISTRY)
 
 
-def get_estimator(name) -> Estimator:
+def get_estimator(name: str | Estimator) -> Estimator:
     """The estimator registered under ``name`` or one of its aliases.
 
     Parameters

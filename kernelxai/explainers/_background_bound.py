@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,11 @@ from ..parallel._chunking import check_n_jobs
 from ..parallel._reductions import reduction_jobs
 from ..values._agnostic import check_background
 from ._background_summaries import BackgroundSummary
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["summary_bound", "SummaryBound"]
 
@@ -90,7 +96,8 @@ class SummaryBound:
 @parameters("kx.explainers.summary_bound",
             summary=Either(InstanceOf((BackgroundSummary,), "a BackgroundSummary"), Data()), background=Data(),
             max_elements=Integer(1, none=True), n_jobs=Checked(check_n_jobs))
-def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None) -> SummaryBound:
+def summary_bound(model: Any, summary: BackgroundSummary | ArrayLike, background: ArrayLike, *,
+                  max_elements: int | None = None, n_jobs: int | None = None) -> SummaryBound:
     r"""Bound the change of interventional Shapley values when ``background`` is replaced by ``summary``.
 
     The interventional value function averages the model over a background
@@ -242,9 +249,9 @@ def summary_bound(model, summary, background, *, max_elements=None, n_jobs=None)
     t, s, w = gauss_legendre_01(q)
 
     with reduction_jobs(n_jobs):
-        PP = _pair_sums(kernel, P, P, t, s, w, budget, symmetric=True, progress=show)
-        QQ = _pair_sums(kernel, Q, Q, t, s, w, budget, symmetric=True)
-        PQ = _pair_sums(kernel, P, Q, t, s, w, budget, symmetric=False, progress=show)
+        PP = _pair_sums(_PairJob(kernel, P, P, t, s, w, budget, symmetric=True), progress=show)
+        QQ = _pair_sums(_PairJob(kernel, Q, Q, t, s, w, budget, symmetric=True))
+        PQ = _pair_sums(_PairJob(kernel, P, Q, t, s, w, budget, symmetric=False), progress=show)
     sq = [PP[k] / N**2 + QQ[k] / n**2 - 2.0 * PQ[k] / (N * n) for k in range(3)]
     mmd_joint = float(np.sqrt(max(float(sq[0]), 0.0)))
     feature = np.sqrt(np.maximum(sq[1], 0.0)) + np.sqrt(np.maximum(sq[2], 0.0))
@@ -301,20 +308,20 @@ def _pair_part(job, index):
     return np.concatenate([[total], s1, s2])
 
 
-def _pair_sums(kernel, U, V, t, s, w, budget, *, symmetric, progress=False):
+def _pair_sums(job, *, progress=False):
     """Sums over all pairs (u, v) of prod_l kappa_l, A_i and kappa_i A_i (see :func:`summary_bound`).
 
-    kappa_l = k_l(u_l, v_l), A_i = sum_r w_r prod_{l != i} (t_r + s_r kappa_l) (s = 1 - t).
+    kappa_l = k_l(u_l, v_l), A_i = sum_r w_r prod_{l != i} (t_r + s_r kappa_l) (s = 1 - t), for
+    u in ``job.U`` and v in ``job.V`` (a :class:`_PairJob`).
     Blocks of pairs hold about ``budget`` numbers (times a small constant);
     with ``symmetric`` (U is V) only blocks on and above the diagonal are
     formed, pairs above the diagonal counted twice. A reduction over the rows
     of U (:func:`kernelxai.parallel.reduce_rows`): parts run on the workers of
     ``n_jobs`` or a Dask cluster, with the same result wherever they run.
     """
-    d = U.shape[1]
-    job = _PairJob(kernel, U, V, t, s, w, budget, symmetric)
-    index = np.arange(len(U))[:, None]
-    out = reduce_rows(_pair_part, index, shared=job, row_flops=len(V) * d * (20 + 6 * len(t)),
+    d = job.U.shape[1]
+    index = np.arange(len(job.U))[:, None]
+    out = reduce_rows(_pair_part, index, shared=job, row_flops=len(job.V) * d * (20 + 6 * len(job.t)),
                       progress=progress, desc="summary bound")
     return float(out[0]), out[1:1 + d], out[1 + d:]
 

@@ -34,6 +34,7 @@ from ..parallel._reductions import reduction_jobs
 
 if TYPE_CHECKING:
     import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = ["subsample", "summarize", "mmd", "BackgroundSummary", "mean_embedding"]
 
@@ -99,8 +100,10 @@ def _kernel_row_sums(job, X):
     return out
 
 
-def mean_embedding(kernel, A, X, max_elements=None, progress=False) -> np.ndarray:
-    r""":math:`\frac{1}{N} \sum_j k(a, x_j)` for every row :math:`a` of A: a reduction over X in blocks of rows of A and of X.
+def mean_embedding(kernel: Kernel, A: np.ndarray, X: np.ndarray, max_elements: int | None = None,
+                   progress: bool = False) -> np.ndarray:
+    r""":math:`\frac{1}{N} \sum_j k(a, x_j)` for every row :math:`a` of A: a reduction over X in blocks of
+    rows of A and of X.
 
     No block holds more than about ``max_elements`` kernel values (at least one
     row of A by one row of X), so nothing of size len(A) x N is formed however
@@ -159,7 +162,8 @@ _MAX_ELEMENTS, _N_JOBS = Integer(1, none=True), Checked(check_n_jobs)
 
 @parameters("kx.explainers.mmd", sample=Data(), reference=Data(), weights=Data(none=True), kernel=Anything(),
             max_elements=_MAX_ELEMENTS, n_jobs=_N_JOBS)
-def mmd(sample, reference, weights=None, kernel=None, *, max_elements=None, n_jobs=None) -> float:
+def mmd(sample: ArrayLike, reference: ArrayLike, weights: ArrayLike | None = None, kernel: Kernel | None = None, *,
+        max_elements: int | None = None, n_jobs: int | None = None) -> float:
     r"""The maximum mean discrepancy between a (weighted) sample and a reference sample.
 
     .. math::
@@ -249,7 +253,7 @@ def _mmd(kernel, S, w, R, mu_S, rr, max_elements=None):
 
 
 @parameters("kx.explainers.subsample", X=Data(), n=Integer(1), seed=Seed())
-def subsample(X, n, seed=None) -> np.ndarray | pd.DataFrame:
+def subsample(X: ArrayLike, n: int, seed: int | np.random.Generator | None = None) -> np.ndarray | pd.DataFrame:
     """n rows of X drawn uniformly at random without replacement.
 
     Parameters
@@ -338,7 +342,9 @@ class BackgroundSummary:
 
 @parameters("kx.explainers.summarize", X=Data(), n=Integer(1), method=OneOf("kmeans", "herding"), kernel=Anything(),
             seed=Seed(), max_elements=_MAX_ELEMENTS, n_jobs=_N_JOBS)
-def summarize(X, n, method="kmeans", kernel=None, seed=None, *, max_elements=None, n_jobs=None) -> BackgroundSummary:
+def summarize(X: ArrayLike, n: int, method: str = "kmeans", kernel: Kernel | None = None,
+              seed: int | np.random.Generator | None = None, *, max_elements: int | None = None,
+              n_jobs: int | None = None) -> BackgroundSummary:
     r"""n points that represent the sample X, and the MMD they cost.
 
     Parameters

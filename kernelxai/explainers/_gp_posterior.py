@@ -133,6 +133,7 @@ def fitted_gp(gp) -> FittedGP:
             f"explain_gp explains a single-output GP; gp was fitted to {y_train.shape[1]} "
             "outputs. Fit one GaussianProcessRegressor per output."
         )
+    # normalize_y's scale: scikit-learn keeps it only in this private attribute (no public accessor)
     std = np.ravel(np.asarray(getattr(gp, "_y_train_std", 1.0), dtype=float))
     scale = float(std[0]) if std.size else 1.0
     what = ("posterior covariance A C A^T of the Shapley values of the latent function "

@@ -22,8 +22,8 @@ from ..models.convert._converters import PrecomputedKernelError
 from ..models.convert._plans import CallOutput
 
 if TYPE_CHECKING:
-    from ..models.convert import OutputPlan
     from ..models._expansion import KernelExpansion
+    from ..models.convert import OutputPlan
 
 __all__ = ["Target", "Intake", "intake", "as_target", "why_not_a_kernel_model", "dense_inputs"]
 

@@ -1,37 +1,61 @@
-"""Shapley interactions: SII, k-SII, STII and Faith-SHAP (FSII) of order 2 -- the entry points.
+"""Shapley interactions of any order and every declared index -- the entry points.
 
 Takes a game (:func:`shapley_interactions`) or a model, the points to explain and a
-value function (:func:`explain_interactions`); hands on an
-:class:`~kernelxai.explanation.Explanation` with the order-1 terms as ``values`` and the
-pairs as ``interactions``, every result checked for efficiency.
+value function (:func:`explain_interactions`), an index (SV, BV, SII, BII, CHII, k-SII,
+STII, FSII, FBII, Moebius, Co-Moebius, SGV, BGV, CHGV, IGV, EGV), an order k and
+optionally ``sets=`` or ``top=``; hands on an :class:`~kernelxai.explanation.Explanation`
+with the index's values of the single features as ``values``, the sets of every size the
+order asks for as ``interaction_orders`` (:class:`~kernelxai.explanation.Interactions`)
+and, where all pairs were computed, the pairs as ``interactions`` (n, d, d); every result
+is checked for its index's efficiency where the index has one and the result holds the
+sets it sums.
 
 The numerics live with the estimators:
 
-* ``kernelxai.estimators._interaction_index`` -- the four indices as linear functionals
-  of the worths (definitions, Faith-SHAP in closed form, :func:`interaction_coefficients`,
-  the efficiency check);
-* ``kernelxai.estimators._interaction_plan`` -- ``method="auto"``, what applies to which
-  game, the cost of each route;
-* ``kernelxai.estimators._interaction_exact`` -- ``"exact"``: enumeration of 2**d coalitions;
-* ``kernelxai.estimators._interaction_product`` -- ``"product"``: product games in
-  polynomial time by Gauss-Legendre quadrature of Beta integrals
-  (:func:`leave_two_out_product`, :func:`product_interactions`);
-* ``kernelxai.estimators._interaction_sampled`` -- ``"sampled"``: any game, unbiased
-  stratified sampling with t-intervals.
+* ``kernelxai.estimators._interaction_indices`` -- the sixteen indices declared as
+  weightings of the Moebius transform (what ``order`` means for each, efficiency, the
+  quadrature rules);
+* ``kernelxai.estimators._interaction_orders`` -- any order: the request, ``method="auto"``,
+  the price of the whole call (time and memory) and the run;
+* ``kernelxai.estimators._interaction_enumeration`` -- ``"exact"`` for any order: the
+  definitions over all 2**d coalitions (the oracle; up to 14 players);
+* ``kernelxai.estimators._interaction_product_orders`` -- ``"product"`` for any order:
+  product games in polynomial time (leave-|T|-out Gauss-Legendre quadrature), ``sets=``
+  and the certified ``top=``.
 
-Order 3 is not implemented: the exact and product routes extend (Delta_ijk and a
-leave-three-out product, O(d^3 Q) per term), but ``order=2`` is what is offered.
+The pairs (order 2, all of them) of SII, k-SII, STII and FSII keep their own routes, whose
+values are what they were before orders beyond 2 existed:
+
+* ``kernelxai.estimators._interaction_index`` -- the four indices as linear functionals
+  of the worths (Faith-SHAP in closed form, the efficiency check);
+* ``kernelxai.estimators._interaction_plan`` -- ``method="auto"`` and the cost of each route;
+* ``kernelxai.estimators._interaction_exact`` -- ``"exact"``: enumeration (<= 20 players);
+* ``kernelxai.estimators._interaction_product`` -- ``"product"``: leave-two-out quadrature;
+* ``kernelxai.estimators._interaction_sampled`` -- ``"sampled"``: any game, unbiased
+  stratified sampling with t-intervals. Sampling is offered for these pairs only.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._calibration import Work
 from .._config import get_config
-from .._params import Boolean, Checked, InstanceOf, Integer, Real, Seed, parameters
+from .._params import Anything, Boolean, Checked, InstanceOf, Integer, Real, Seed, parameters
 from .._validation import check_rng
 from ..estimators._interaction_exact import exact_interactions
-from ..estimators._interaction_index import INDICES, check_efficiency, check_index, interaction_coefficients
+from ..estimators._interaction_index import check_efficiency, interaction_coefficients
+from ..estimators._interaction_indices import INDEX_NAMES, all_sets
+from ..estimators._interaction_orders import (
+    check_index_name,
+    check_memory,
+    check_orders_efficiency,
+    describe_cost,
+    order_advice,
+    order_cost,
+    order_request,
+    run_orders,
+)
 from ..estimators._interaction_plan import (
     AUTO_EXACT_PLAYERS,
     DEFAULT_BUDGET,
@@ -45,7 +69,7 @@ from ..estimators._interaction_plan import (
 from ..estimators._interaction_product import leave_two_out_product, product_interactions
 from ..estimators._interaction_sampled import sampled_interactions
 from ..estimators._registry import check_cost, format_seconds
-from ..explanation import Explanation
+from ..explanation import Explanation, InteractionBlock, Interactions
 from ..games import Game
 from ..models.convert import output_plan
 from ..parallel._chunking import check_n_jobs
@@ -69,18 +93,12 @@ __all__ = ["shapley_interactions", "explain_interactions", "INDICES", "METHODS",
 
 #: Relative tolerance of the efficiency check.
 DEFAULT_TOLERANCE = 1e-9
-
-
-def _check_order(order):
-    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order != 2:
-        extra = " (order-1 terms alone are kx.shapley_values)" if order == 1 else ""
-        raise ValueError(f"order={order!r} is not supported: only pairwise interactions, order=2, "
-                         f"are implemented{extra}")
-    return 2
-
+#: The interaction indices, as spelled in ``index=`` (aliases such as "ksii" work too).
+INDICES = INDEX_NAMES
 
 #: shapley_interactions' own parameters (explain_interactions takes them as keywords too)
-_OWN_PARAMETERS = dict(index=Checked(check_index), order=Checked(_check_order), method=Checked(check_method),
+_OWN_PARAMETERS = dict(index=Checked(check_index_name), order=Integer(1), method=Checked(check_method),
+                       sets=Anything(none=True), top=Integer(1, none=True),
                        budget=Integer(1, none=True), seed=Seed(), tolerance=Real(0.0, none=True),
                        level=Real(0.0, 1.0), max_elements=Integer(1, none=True), progress=Boolean(none=True))
 
@@ -88,31 +106,45 @@ _OWN_PARAMETERS = dict(index=Checked(check_index), order=Checked(_check_order), 
 @parameters("kx.shapley_interactions",
             game=InstanceOf((Game,), "a kernelxai Game (wrap a function with kx.FunctionGame or a table with "
                                      "kx.TabularGame)"), **_OWN_PARAMETERS)
-def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=None,
+def shapley_interactions(game, index="k-SII", order=2, method="auto", *, sets=None, top=None, budget=None,  # noqa: PLR0913 - the index, its order, the sets and each route's options, declared once
                          seed=None, tolerance=DEFAULT_TOLERANCE, level=0.95,
                          max_elements=None, progress=None) -> Explanation:
-    r"""Pairwise Shapley interactions (SII, k-SII, STII or Faith-SHAP) of every instance of ``game``.
+    r"""Interaction indices of any order (SII, k-SII, STII, Faith-SHAP, Moebius, ...) of every instance of ``game``.
 
     Parameters
     ----------
     game : Game
-    index : {"SII", "k-SII", "STII", "FSII"}
-        Case-insensitive; ``"ksii"`` and ``"faith-shap"`` work too. The user guide's page on
-        interactions defines the four indices.
+    index : str
+        One of SV, BV, SII, BII, CHII, k-SII, STII, FSII, FBII, Moebius, Co-Moebius, SGV,
+        BGV, CHGV, IGV, EGV (``INDICES``); case-insensitive, and aliases work (``"ksii"``,
+        ``"faith-shap"``, ``"banzhaf"``, ``"mobius"``). The user guide's page on
+        interactions defines them.
     order : int
-        2 (pairwise). Other orders are refused.
+        k in 1..d, meaning what it means in shapiq: every size 1..k for k-SII, STII, FSII
+        and FBII; exactly the sets of size k for SII, BII, CHII, Moebius, Co-Moebius and
+        the generalised values; 1 for SV and BV.
     method : {"auto", "exact", "product", "sampled"}
-        ``"exact"``: enumeration of all 2**d coalitions (<= 20 players). ``"product"``:
-        polynomial time for product games, all four indices. ``"sampled"``: unbiased
-        stratified sampling with t-intervals, any game. ``"auto"``: ``"product"`` for
-        product games, else ``"exact"`` up to 12 players, else ``"sampled"``.
+        ``"product"``: product games in polynomial time, every index and order.
+        ``"exact"``: enumeration of all 2**d coalitions (the pairs of SII, k-SII, STII, FSII
+        up to 20 players; any other index or order up to 14). ``"sampled"``: unbiased
+        stratified sampling with t-intervals, any game -- the pairs (order 2) of SII, k-SII,
+        STII and FSII only. ``"auto"``: ``"product"`` for product games, else ``"exact"`` up
+        to 12 players, else ``"sampled"`` where it applies (and a refusal with the reason
+        where it does not).
+    sets : list of sets, optional
+        Only these sets, each a tuple of feature names or positions (sizes the index has at
+        order k; for "up to k" indices sizes 0..k). Not with ``top``.
+    top : int, optional
+        Per point and size, the ``top`` sets of largest absolute value. The product route
+        finds them without forming every set where its bound allows and certifies them
+        (``interaction_orders[t].certified``); enumeration forms every set and selects.
     budget : int, optional
         Game evaluations of ``"sampled"`` (default 4096, at least what the exact sizes
         0, 1, d-1, d need plus two rounds). Other methods refuse it.
     seed : None, int or numpy.random.Generator
         Randomness of ``"sampled"`` (``random_state=``, scikit-learn's name, is accepted too).
     tolerance : float or None
-        Relative tolerance of the efficiency check (order-1 terms plus pairs against
+        Relative tolerance of the efficiency check (the efficient sizes against
         v(N) - v(empty), relative to the scale of the terms and of their rounding); None
         skips it.
     level : float
@@ -125,26 +157,37 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
     Returns
     -------
     Explanation
-        ``values`` (n, d) the order-1 terms of the index (SII: Shapley values; k-SII and
-        FSII: :math:`\phi_i - \frac{1}{2} \sum_j I_{ij}`; STII: :math:`v(\{i\}) - v(\emptyset)`),
-        ``interactions`` (n, d, d) the pairs (symmetric, zero diagonal), ``base_values``
-        :math:`v(\emptyset)`. ``meta`` records
-        ``index``, ``order``, ``method``, ``exact``, ``budget`` (game evaluations),
-        ``efficiency_error`` and ``estimated_seconds``; ``"sampled"`` adds ``stderr``,
-        ``lower``, ``upper`` for the values and ``meta["interactions_stderr"]``,
-        ``["interactions_lower"]``, ``["interactions_upper"]`` (n, d, d) for the pairs.
-        A game with scalar worths gives (d,) and (d, d).
+        ``values`` (n, d): the index's values of the single features (SII, SGV, CHII, CHGV:
+        the Shapley values; k-SII, FSII of order k: their order-1 terms; STII of order
+        k >= 2: :math:`v(\{i\}) - v(\emptyset)`; BII, BV: Banzhaf values; Moebius:
+        :math:`v(\{i\}) - v(\emptyset)`); ``base_values`` :math:`v(\emptyset)`;
+        ``interaction_orders`` the sets of every size the order asks for (dense, by set
+        for ``sets=``, per point for ``top=``: :class:`~kernelxai.explanation.Interactions`);
+        ``interactions`` (n, d, d) the pairs (symmetric, zero diagonal) where all of them
+        were computed. ``meta`` records ``index``, ``order``, ``method``, ``exact``,
+        ``budget`` (game evaluations), ``efficiency_error`` (None where nothing is
+        checked, and ``efficiency`` says why) and ``estimated_seconds``; ``"sampled"``
+        adds ``stderr``, ``lower``, ``upper`` for the values and
+        ``meta["interactions_stderr"]``, ``["interactions_lower"]``,
+        ``["interactions_upper"]`` (n, d, d) for the pairs. A game with scalar worths
+        gives (d,) and (d, d).
 
     Raises
     ------
     ValueError
-        Unknown index, method or order.
+        Unknown index (with "did you mean"), method or order (an order the index does not
+        have for d players), a set of a size without value, ``sets`` with ``top``.
     NotApplicableError
-        The method does not apply to the game (the message names those that do).
+        The method does not apply to the game and request (the message names those that
+        do): ``"sampled"`` beyond the pairs of SII, k-SII, STII and FSII; ``"product"`` for
+        a game that is not a product game; enumeration beyond its players.
     InvalidOptionError
         ``budget`` where no sampling happens, or a budget too small.
     CostLimitError
-        The estimated time exceeds ``kx.get_config()["max_cost"]``.
+        The estimated time exceeds ``kx.get_config()["max_cost"]``, or the memory the
+        result and its work need exceeds ``kx.get_config()["max_memory"]`` (the C(d, t)
+        sets of each size per point); the message says what would fit (``top=``,
+        ``sets=``, a smaller order).
     RuntimeError
         The result is not efficient (a bug; please report it).
 
@@ -155,7 +198,14 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
     >>> e = kx.shapley_interactions(g, index="STII")
     >>> e.values.round(12), float(e.interactions[1, 2].round(12))
     (array([1., 0., 0.]), 2.0)
+    >>> m = kx.shapley_interactions(g, index="Moebius", order=2)       # the pairs' Harsanyi dividends
+    >>> m.interaction_orders.value_of((1, 2)).round(12), m.interaction_orders.sizes
+    (np.float64(2.0), [2])
     """
+    request = order_request(game, index, order, sets, top)
+    if not request.legacy:
+        return _any_order(game, request, method, budget, tolerance, max_elements, progress)
+    index = request.index.name
     method, why, budget = plan_interactions(game, method, budget)
     work, detail = interaction_cost(method, game, index, budget)
     show = check_cost(work, f"shapley_interactions(index={index!r}, method={method!r}) ({detail})",
@@ -181,7 +231,9 @@ def shapley_interactions(game, index="k-SII", order=2, method="auto", *, budget=
 def _explanation(game, index, method, res, rel, why, seconds):
     meta = {**game.meta, "index": index, "order": 2, "method": method,
             "exact": method != "sampled", "budget": res["budget"], "efficiency_error": rel,
-            "estimated_seconds": seconds}
+            "estimated_seconds": seconds,
+            # order 2 of SII is its pairs; of k-SII, STII, FSII the sizes 1 and 2 (Explanation.interaction_orders)
+            "interaction_sizes": [2] if index == "SII" else [1, 2]}
     if why is not None:
         meta["auto"] = why
     if method == "product":
@@ -207,18 +259,77 @@ def _explanation(game, index, method, res, rel, why, seconds):
                        interactions=pairs, **extras)
 
 
+def _any_order(game, request, method, budget, tolerance, max_elements, progress):
+    """Any index and order, ``sets=``, ``top=``: enumeration or the product route (``_interaction_orders``)."""
+    method, why, _ = plan_interactions(game, method, budget, index=request.index.name, order=request.order,
+                                       sets=request.sets, top=request.top)
+    cost = order_cost(method, game, request)
+    what = f"shapley_interactions({request.describe()}, method={method!r}) ({cost.detail}; {describe_cost(cost)})"
+    advice = order_advice(method, game, request)
+    check_memory(cost.nbytes, what, advice)
+    show = check_cost(cost.work, what, advice)
+    if progress is None:
+        progress = show
+    res = run_orders(game, request, method, max_elements, progress)
+    for t, ov in res["blocks"].items():
+        if not np.all(np.isfinite(ov.values)) or not np.all(np.isfinite(res["singles"])):
+            raise FloatingPointError(f"method={method!r} produced non-finite {request.index.name} values of size "
+                                     f"{t} (an overflow it cannot handle); try another method")
+    rel, note = check_orders_efficiency(request, method, res, game.n_players, tolerance)
+    return _orders_explanation(game, request, method, res, (rel, note), why, cost)
+
+
+def _orders_explanation(game, request, method, res, efficiency, why, cost):
+    """The Explanation of an any-order result: singles as values, every size in ``interaction_orders``."""
+    d, idx = game.n_players, request.index
+    single = game.n_instances is None
+    blocks = []
+    for t, ov in res["blocks"].items():
+        sets, vals, cert, ev = ov.sets, ov.values, ov.certified, ov.evaluated
+        if single:
+            vals = vals[0]
+            if ov.layout == "top":
+                sets, cert, ev = sets[0], cert[0], ev[0]
+        blocks.append(InteractionBlock(t, sets, vals, ov.layout, cert, ev))
+    orders = Interactions(blocks, game.player_names, index=idx.name, order=request.order,
+                          axes=() if single else ("instance",))
+    values, base = res["singles"], res["v_empty"]
+    pairs = None
+    if 2 in orders and orders[2].layout == "dense":
+        i, j = all_sets(d, 2).T
+        pairs = np.zeros((values.shape[0], d, d))
+        pairs[:, i, j] = pairs[:, j, i] = res["blocks"][2].values
+    rel, note = efficiency
+    meta = {**game.meta, "index": idx.name, "order": request.order, "method": method, "exact": True,
+            "budget": res["budget"], "efficiency_error": rel, "efficiency": note,
+            "estimated_seconds": cost.work.seconds}
+    if request.top is not None:
+        meta["top"] = request.top
+    if why is not None:
+        meta["auto"] = why
+    meta["algorithm"] = ("leave-|T|-out Gauss-Legendre quadrature of the index's Moebius weights"
+                         if method == "product" else "the index's definition over all 2**d coalitions")
+    data = game.data
+    if single:
+        values, base = values[0], float(base[0])
+        pairs = None if pairs is None else pairs[0]
+        data = None if data is None else np.asarray(data).reshape(-1)
+    return Explanation(values, base, data=data, feature_names=game.player_names, meta=meta,
+                       interactions=pairs, interaction_orders=orders)
+
+
 #: keywords of explain_interactions that belong to shapley_interactions
 _OWN = ("budget", "seed", "tolerance", "level", "max_elements", "progress")
 #: explain_interactions' named arguments (what an unknown keyword may be a typo of)
-_ARGUMENTS = ("value", "background", "index", "order", "method", "groups", "group_names", "output", "n_jobs",
-              "rows_per_chunk")
+_ARGUMENTS = ("value", "background", "index", "order", "method", "sets", "top", "groups", "group_names", "output",
+              "n_jobs", "rows_per_chunk")
 
 
 @parameters("kx.explain_interactions", **{**PARAMETERS, **_OWN_PARAMETERS})
-def explain_interactions(model, X, value="interventional", background=None, index="k-SII",
-                         order=2, method="auto", *, groups=None, group_names=None, output=None,
-                         n_jobs=None, rows_per_chunk=None, **kw) -> Explanation:
-    """Pairwise Shapley interactions of a model's predictions at the rows of ``X``.
+def explain_interactions(model, X, value="interventional", background=None, index="k-SII",  # noqa: PLR0913 - kx.explain's arguments plus the index, its order and the sets
+                         order=2, method="auto", *, sets=None, top=None, groups=None, group_names=None,
+                         output=None, n_jobs=None, rows_per_chunk=None, **kw) -> Explanation:
+    """Shapley interactions of any order (and other interaction indices) of a model's predictions at the rows of ``X``.
 
     Builds the game :func:`kx.explain <kernelxai.explain>` builds (same models, value
     functions, backgrounds, groups and outputs) and calls :func:`shapley_interactions`.
@@ -228,9 +339,15 @@ def explain_interactions(model, X, value="interventional", background=None, inde
     model, X, value, background, groups, group_names, output
         As in :func:`kernelxai.explain`.
     index, order, method
-        As in :func:`shapley_interactions`; for product kernels with
+        As in :func:`shapley_interactions`: any of the sixteen indices, ``order`` 1..d
+        (what it means depends on the index). For product kernels with
         ``value="interventional"`` or ``"functional_baseline"`` ``"auto"`` takes the exact
         polynomial-time route.
+    sets : list of sets, optional
+        Only these sets, each a tuple of feature (or group) names or positions, e.g.
+        ``sets=[("age", "bmi"), ("age", "bmi", "bp")]``.
+    top : int, optional
+        The ``top`` sets of largest absolute value per point and size (one output at a time).
     n_jobs : int, optional
         Workers over chunks of rows, as in :func:`kernelxai.explain` (joblib; honours
         ``joblib.parallel_config``, e.g. ``backend="dask"``); the result does not depend
@@ -245,8 +362,9 @@ def explain_interactions(model, X, value="interventional", background=None, inde
     Returns
     -------
     Explanation
-        ``values`` (n, d) order-1 terms, ``interactions`` (n, d, d), feature names from
-        ``X``; ``meta["route"]`` as in :func:`kernelxai.explain`.
+        ``values`` (n, d) the index's values of the single features, ``interaction_orders``
+        every size the order asks for, ``interactions`` (n, d, d) where all pairs were
+        computed, feature names from ``X``; ``meta["route"]`` as in :func:`kernelxai.explain`.
 
     Raises
     ------
@@ -257,8 +375,12 @@ def explain_interactions(model, X, value="interventional", background=None, inde
         A keyword neither this function, :func:`shapley_interactions` nor the
         value function takes (with "did you mean ...?" when one is close).
     ValueError
-        An unknown ``index``, ``method`` or ``value``, an ``order`` other than 2,
-        or anything :func:`kernelxai.explain` refuses.
+        An unknown ``index`` (with "did you mean"), ``method`` or ``value``, an ``order``
+        the index does not have, ``top`` with several outputs, or anything
+        :func:`kernelxai.explain` refuses.
+    CostLimitError
+        The whole call (all rows, all outputs) would take more than ``max_cost`` seconds or
+        hold more than ``max_memory`` bytes (see :func:`shapley_interactions`).
 
     Examples
     --------
@@ -269,6 +391,9 @@ def explain_interactions(model, X, value="interventional", background=None, inde
     >>> e = kx.explain_interactions(svr, X[:4], background=X[:20])
     >>> e.values.shape, e.interactions.shape
     ((4, 3), (4, 3, 3))
+    >>> e3 = kx.explain_interactions(svr, X[:4], background=X[:20], index="k-SII", order=3)
+    >>> e3.interaction_orders.sizes, e3.interaction_orders[3].values.shape
+    ([1, 2, 3], (4, 1))
     """
     X, background = dense_inputs(X, background)
     check_keywords(None, value, method, kw, entry="kx.explain_interactions", arguments=_ARGUMENTS,
@@ -279,20 +404,30 @@ def explain_interactions(model, X, value="interventional", background=None, inde
         missing = plan.missing_background(background)
         if missing:
             raise BackgroundRequiredError(missing)
-        _check_outputs_cost(plan, X, value, background, index, method, groups, group_names, n_jobs, kw)
-        return plan.finish([explain_interactions(target, X, value,
-                                                 plan.background_for(target, background), index,
-                                                 order, method, groups=groups,
-                                                 group_names=group_names, n_jobs=n_jobs,
-                                                 rows_per_chunk=rows_per_chunk, **kw)
-                            for _, target in plan.targets])
+        if top is not None and len(plan.targets) > 1:
+            raise ValueError(f"top= picks each point's largest sets, which differ by output; this model's "
+                             f"{plan.kind!r} has {len(plan.targets)} outputs: explain one at a time "
+                             "(output=...) or ask for sets=[...]")
+        request = _Request(index, order, method, sets, top)
+        _check_outputs_cost(plan, X, value, background, request, groups, group_names, n_jobs, kw)
+        results = [explain_interactions(target, X, value, plan.background_for(target, background), index,
+                                        order, method, sets=sets, top=top, groups=groups,
+                                        group_names=group_names, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk, **kw)
+                   for _, target in plan.targets]
+        held = [r.interaction_orders if r.meta.get("interaction_sizes") is None else None for r in results]
+        out = plan.finish(results)
+        if len(results) > 1 and all(h is not None for h in held):
+            out.interaction_orders = Interactions.stack_outputs(held)
+        return out
     check_n_jobs(n_jobs)
     own = {k: kw.pop(k) for k in list(kw) if k in _OWN}
+    own.update({k: v for k, v in (("sets", sets), ("top", top)) if v is not None})
     built = build_game(model, X, value, background, groups=groups, group_names=group_names, options=kw)
     if kw:
         vf_names = [k for k in built.accepted if k not in ("background", "data", "groups", "group_names")]
         raise unknown_keyword_error("kx.explain_interactions", list(kw), _ARGUMENTS, value, vf_names,
                                     ("kx.shapley_interactions", list(_OWN)))
+    _check_call_memory(built.game, _Request(index, order, method, sets, top), own.get("budget"))
     result = interactions_rows(built.value_function, built.game, X, index, order, method, own,
                                run=shapley_interactions, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk)
     result.meta["route"] = built.route
@@ -301,20 +436,50 @@ def explain_interactions(model, X, value="interventional", background=None, inde
     return result
 
 
+class _Request:
+    """index, order, method, sets and top of an ``explain_interactions`` call, as passed."""
 
-def _check_outputs_cost(plan, X, value, background, index, method, groups,  # noqa: PLR0913 - explain_interactions' arguments, priced as they are passed on
+    def __init__(self, index, order, method, sets, top):
+        self.index, self.order, self.method, self.sets, self.top = index, order, method, sets, top
+
+    def priced(self, game, budget) -> tuple[str, Work, float]:
+        """(route, work, bytes) of the call on ``game`` (bytes 0 for the pairs of SII, k-SII, STII, FSII)."""
+        resolved, _, budget = plan_interactions(game, self.method, budget, index=self.index, order=self.order,
+                                                sets=self.sets, top=self.top)
+        request = order_request(game, self.index, self.order, self.sets, self.top)
+        if request.legacy:
+            work, _ = interaction_cost(resolved, game, self.index, budget)
+            return resolved, work, 0.0
+        cost = order_cost(resolved, game, request)
+        return resolved, cost.work, cost.nbytes
+
+
+def _check_call_memory(game, request, budget) -> None:
+    """The memory of the whole call (all rows; chunks hold parts of it) against ``max_memory``."""
+    req = order_request(game, request.index, request.order, request.sets, request.top)
+    if req.legacy:
+        return
+    resolved, _, _ = plan_interactions(game, request.method, budget, index=request.index, order=request.order,
+                                       sets=request.sets, top=request.top)
+    cost = order_cost(resolved, game, req)
+    check_memory(cost.nbytes, f"kx.explain_interactions({req.describe()}, method={resolved!r}) ({cost.detail})",
+                 order_advice(resolved, game, req))
+
+
+def _check_outputs_cost(plan, X, value, background, request, groups,  # noqa: PLR0913 - explain_interactions' arguments, priced as they are passed on
                         group_names, n_jobs, kw) -> None:
     """The cost guard of a call with several outputs: all of them priced together before the first starts.
 
     As ``kernelxai.explainers._explain._check_outputs_cost`` for ``kx.explain``: each output's
-    game is built (lazily, cheap) and its route priced (:func:`interaction_cost`); the sum, over
-    the workers ``n_jobs`` asks for, is held to ``max_cost``; outputs of the same shape are priced
-    once (``kernelxai.explainers._explain.output_cost_key``). A call that would fail is left
-    to fail where the outputs are explained.
+    game is built (lazily, cheap) and its route priced (:func:`interaction_cost`, or the
+    orders' price with its memory); the sum, over the workers ``n_jobs`` asks for, is held to
+    ``max_cost``, the sum of the memory to ``max_memory``; outputs of the same shape are
+    priced once (``kernelxai.explainers._explain.output_cost_key``). A call that would fail
+    is left to fail where the outputs are explained.
     """
-    if get_config()["max_cost"] is None or len(plan.targets) < 2:
+    if len(plan.targets) < 2:
         return
-    total, first, priced = None, None, {}
+    total, nbytes, first, priced = None, 0.0, None, {}
     try:
         for _, target in plan.targets:
             key = output_cost_key(as_target(target))
@@ -322,18 +487,23 @@ def _check_outputs_cost(plan, X, value, background, index, method, groups,  # no
                 options = {k: v for k, v in kw.items() if k not in _OWN}
                 game = build_game(target, X, value, plan.background_for(target, background), groups=groups,
                                   group_names=group_names, options=options).game
-                resolved, _, budget = plan_interactions(game, method, kw.get("budget"))
-                priced[key], _ = interaction_cost(resolved, game, index, budget)
+                resolved, work, size = request.priced(game, kw.get("budget"))
+                priced[key] = (work, size)
                 if first is None:
-                    first = (resolved, game, priced[key])
-            total = priced[key] if total is None else total + priced[key]
+                    first = (resolved, game, work)
+            total = priced[key][0] if total is None else total + priced[key][0]
+            nbytes += priced[key][1]
     except (TypeError, ValueError):
         return
-    workers = 1 if n_jobs is None else execution(n_jobs, max(1, len(X)))[1]
     resolved, game, work = first
     k = len(plan.targets)
-    check_cost(total * (1.0 / workers),
-               f"kx.explain_interactions of the {k} outputs ({plan.kind!r}: about "
-               f"{format_seconds(work.seconds)} each, method={resolved!r})",
-               [f"fewer outputs (this model's {plan.kind!r} has {k})", "fewer rows of X",
-                *cost_advice(resolved, game)])
+    what = (f"kx.explain_interactions of the {k} outputs ({plan.kind!r}: about "
+            f"{format_seconds(work.seconds)} each, method={resolved!r})")
+    advice = [f"fewer outputs (this model's {plan.kind!r} has {k})", "fewer rows of X",
+              *cost_advice(resolved, game)]
+    if nbytes:
+        check_memory(nbytes, what, ["top=... or sets=[...]", "a smaller order", *advice])
+    if get_config()["max_cost"] is None:
+        return
+    workers = 1 if n_jobs is None else execution(n_jobs, max(1, len(X)))[1]
+    check_cost(total * (1.0 / workers), what, advice)

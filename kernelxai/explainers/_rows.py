@@ -304,8 +304,8 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
                       run: Callable[..., Explanation], n_jobs=None, rows_per_chunk=None) -> Explanation:
     """``kx.explain_interactions``'s interactions of ``game``, in chunks of rows (see :func:`explain_rows`).
 
-    ``options`` are :func:`kernelxai.shapley_interactions`'s keywords (``budget``,
-    ``seed``, ``tolerance``, ``level``, ``max_elements``, ``progress``). ``run`` is
+    ``options`` are :func:`kernelxai.shapley_interactions`'s keywords (``sets``, ``top``,
+    ``budget``, ``seed``, ``tolerance``, ``level``, ``max_elements``, ``progress``). ``run`` is
     :func:`kernelxai.shapley_interactions` itself, handed in by its module (which calls this
     driver, so this module does not import it back); a module-level function, so that it
     can be pickled for the workers.
@@ -321,7 +321,7 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
     index : str
         The interaction index (e.g. ``"k-SII"``).
     order : int
-        The interaction order (2).
+        The interaction order.
     method : str
         ``"auto"``, ``"exact"``, ``"product"`` or ``"sampled"``.
     options : dict
@@ -355,10 +355,12 @@ def interactions_rows(value_function, game, X, index, order, method, options, *,
     if n is None or n < 2:
         with reduction_jobs(n_jobs):
             return run(game, index, order, method, **options)
-    resolved, why, budget = plan_interactions(game, method, options.get("budget"))
-    work, _ = interaction_cost(resolved, game, index, budget)
+    request = dict(order=order, sets=options.get("sets"), top=options.get("top"))
+    resolved, why, budget = plan_interactions(game, method, options.get("budget"), index=index, **request)
+    work, _ = interaction_cost(resolved, game, index, budget, **request)
     if rows_per_chunk is None:
-        probe, _ = interaction_cost(resolved, value_function.game(take_rows(X, slice(0, 1))), index, budget)
+        probe, _ = interaction_cost(resolved, value_function.game(take_rows(X, slice(0, 1))), index, budget,
+                                    **request)
         rows_per_chunk = plan_rows(n, work.ops, probe.ops)
     config = get_config()
     seconds = work.seconds / execution(n_jobs, -(-n // rows_per_chunk))[1]

@@ -15,17 +15,24 @@ so its indexing, ``concat`` and checks stay side by side; its conversions live i
 
 from __future__ import annotations
 
+import json
 import numbers
-from typing import TYPE_CHECKING
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _interop
+from ._interaction_sets import InteractionBlock, Interactions
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
     import pandas as pd
     import shap
     import shapiq
+    from numpy.typing import ArrayLike
 
 __all__ = ["Explanation", "block_axes", "block_shape"]
 
@@ -33,6 +40,10 @@ __all__ = ["Explanation", "block_axes", "block_shape"]
 AXES = ("instance", "feature", "output")
 
 _PER_CELL = ("values", "stderr", "lower", "upper")
+#: The arrays :meth:`Explanation.to_json` writes besides names, axes and meta.
+_JSON_ARRAYS = ("values", "base_values", "data", "stderr", "lower", "upper", "interactions", "covariance",
+                "joint_covariance")
+_JSON_FORMAT = "kernelxai.Explanation"
 _BLOCKS = ("interactions", "covariance")
 
 
@@ -200,6 +211,11 @@ class Explanation:
         Advanced: the names of the axes of ``values``, a subsequence of
         ``("instance", "feature", "output")``. Inferred from ``values`` (see
         above) when omitted; slicing uses it to describe what is left.
+    interaction_orders : Interactions, optional
+        Interactions of any order (:class:`~kernelxai.explanation.Interactions`: per set
+        size, the sets and their values, dense, by set or ``top=``), with the axes of
+        ``values`` besides the features and the same feature names. See
+        :attr:`interaction_orders`.
 
     Raises
     ------
@@ -226,7 +242,13 @@ class Explanation:
     data                               (n, d)                 (d,)
     interactions, covariance           (n, d, d[, k])         (d, d[, k])
     joint_covariance                   (n*d, n*d[, k])        not kept
+    interaction_orders[t].values       (n, m[, k])            (m[, k])
     =================================  =====================  ===================
+
+    ``interaction_orders`` holds, per set size t, m sets: all C(d, t) of them
+    (``"dense"``, lexicographic), the sets asked for (``"sets"``) or each point's
+    largest (``"top"``, sets (n, m, t)); ``interactions`` is its size-2 block as a
+    symmetric matrix where all pairs were computed.
 
     Indexing follows numpy on ``values``, one key per axis, with names
     accepted for features and outputs and lists/arrays selecting a block on
@@ -240,7 +262,9 @@ class Explanation:
     name (the single feature's ``stderr`` remains); ``joint_covariance`` is
     sliced exactly while both the instance and the feature axis remain and
     dropped as soon as one of them is indexed by a single integer (the
-    per-instance ``covariance`` remains).
+    per-instance ``covariance`` remains); ``interaction_orders`` keep the sets
+    within the kept features (``e[:, ["a", "b", "c"]]`` keeps the pairs and
+    triples of a, b and c, renumbered) and are dropped with a single feature.
 
     Examples
     --------
@@ -266,9 +290,12 @@ class Explanation:
     (('instance', 'feature', 'output'), Explanation(shape=(2, 3), method='?', output='yes'))
     """
 
-    def __init__(self, values, base_values=0.0, data=None, feature_names=None,
-                 stderr=None, lower=None, upper=None, meta=None, *, output_names=None,
-                 interactions=None, covariance=None, joint_covariance=None, axes=None):
+    def __init__(self, values: ArrayLike, base_values: float | ArrayLike = 0.0, data: ArrayLike | None = None,  # noqa: PLR0913 - the arrays and names of one explanation, as shap.Explanation's constructor
+                 feature_names: Sequence[str] | None = None, stderr: ArrayLike | None = None,
+                 lower: ArrayLike | None = None, upper: ArrayLike | None = None, meta: Mapping[str, Any] | None = None,
+                 *, output_names: Sequence[str] | None = None, interactions: ArrayLike | None = None,
+                 covariance: ArrayLike | None = None, joint_covariance: ArrayLike | None = None,
+                 axes: Sequence[str] | None = None, interaction_orders: Interactions | None = None) -> None:
         values = np.asarray(values, dtype=float)
         self._axes = axes = self._infer_axes(values, output_names, axes)
         self.values = values
@@ -293,6 +320,8 @@ class Explanation:
         if self.stderr is None and self.covariance is not None:
             self.stderr = np.sqrt(np.clip(self._block_diagonal(self.covariance), 0.0, None))
         self.meta = dict(meta or {})
+        self._interaction_orders = None
+        self.interaction_orders = interaction_orders
 
     # ------------------------------------------------------------- validation
     @staticmethod
@@ -474,6 +503,66 @@ class Explanation:
         """
         return self.meta.get("p_value")
 
+    @property
+    def interaction_orders(self) -> Interactions | None:
+        """Interactions of any order, one block per set size (:class:`~kernelxai.explanation.Interactions`), or None.
+
+        ``kx.explain_interactions`` and ``kx.shapley_interactions`` set it: per set size t the
+        sets and their values -- ``"dense"`` (all C(d, t) sets, lexicographic; values (n, C(d, t))),
+        ``"sets"`` (the sets asked for with ``sets=``) or ``"top"`` (each point's ``top=``
+        largest). ``e.interaction_orders[3]`` is the block of triples,
+        ``e.interaction_orders.value_of(("age", "bmi", "bp"))`` one set's values,
+        ``e.interaction_orders.to_frame()`` one row per point x set. Slicing the Explanation
+        by feature keeps the sets within the kept features.
+
+        An Explanation that holds only the pairwise block ``interactions`` (the order-2 routes
+        of SII, k-SII, STII and FSII, or one made by hand) gets it made from that block on
+        access: the pairs as size 2, and ``values`` as size 1 when ``meta["interaction_sizes"]``
+        lists 1 (k-SII, STII and FSII, whose order 2 means sizes 1 and 2).
+        """
+        if self._interaction_orders is not None:
+            return self._interaction_orders
+        if self.interactions is None:
+            return None
+        return self._orders_from_pairs()
+
+    @interaction_orders.setter
+    def interaction_orders(self, orders: Interactions | None) -> None:
+        if orders is None:
+            self._interaction_orders = None
+            return
+        if not isinstance(orders, Interactions):
+            raise TypeError(f"interaction_orders must be a kernelxai.explanation.Interactions; got "
+                            f"{type(orders).__name__}")
+        if "feature" not in self._axes:
+            raise ValueError(f"interaction_orders need a feature axis; values have axes {self._axes}")
+        size = dict(zip(self._axes, self.values.shape))
+        expected = tuple(a for a in self._axes if a != "feature")
+        if orders.axes != expected:
+            raise ValueError(f"interaction_orders must have the axes {expected} of values besides the features; "
+                             f"got {orders.axes}")
+        if orders.feature_names != list(self.feature_names):
+            raise ValueError(f"interaction_orders name the features {orders.feature_names}; the values "
+                             f"{list(self.feature_names)}")
+        for b in orders.blocks.values():
+            if "instance" in size and b.values.shape[0] != size["instance"]:
+                raise ValueError(f"interaction_orders hold {b.values.shape[0]} points; values {size['instance']}")
+            if "output" in size and b.values.shape[-1] != size["output"]:
+                raise ValueError(f"interaction_orders hold {b.values.shape[-1]} outputs; values {size['output']}")
+        self._interaction_orders = orders
+
+    def _orders_from_pairs(self) -> Interactions:
+        """The pairwise block (and the values, where ``meta["interaction_sizes"]`` says so) as Interactions."""
+        p = self._axes.index("feature")
+        d = self.values.shape[p]
+        i, j = np.triu_indices(d, 1)
+        pairs = self.interactions[(slice(None),) * p + (i, j)]
+        blocks = [InteractionBlock(2, np.stack([i, j], axis=1), pairs, "dense")]
+        if 1 in tuple(self.meta.get("interaction_sizes", (2,))):
+            blocks.append(InteractionBlock(1, np.arange(d)[:, None], self.values, "dense"))
+        return Interactions(blocks, self.feature_names, index=self.meta.get("index"),
+                            order=self.meta.get("order"), axes=tuple(a for a in self._axes if a != "feature"))
+
     # --------------------------------------------------------------- indexing
     def __getitem__(self, key):
         keys = self._expand(key)
@@ -506,6 +595,9 @@ class Explanation:
             for name in _BLOCKS:
                 if getattr(self, name) is not None:
                     sub[name] = _take(getattr(self, name), self._block_axes(), norm)
+        if self._interaction_orders is not None:
+            sub["interaction_orders"] = self._interaction_orders.take(
+                norm.get("instance"), norm.get("feature"), norm.get("output"))
         if self.joint_covariance is not None and "instance" in kept and "feature" in kept:
             n, d = self.values.shape[:2]
             cells = (np.arange(n)[norm["instance"]][:, None] * d
@@ -637,15 +729,100 @@ class Explanation:
         return _interop.to_shap(self)
 
     def to_shapiq(self) -> shapiq.InteractionValues | list[shapiq.InteractionValues]:
-        """Convert the interaction block to ``shapiq.InteractionValues`` (optional package shapiq).
+        """Convert the interactions of any order to ``shapiq.InteractionValues`` (optional package shapiq).
 
         One ``InteractionValues`` per instance (a list for several): the empty
-        coalition holds the base value, order-1 entries the ``values``, order-2
-        entries ``interactions[i, j]`` (i < j), with the index named in
-        ``meta["index"]`` (``"SII"``, ``"k-SII"``, ``"STII"``, ``"FSII"``) and
-        ``estimated`` False for exact routes. Single output only.
+        coalition holds the base value (also shapiq's ``baseline_value``), order-1
+        entries the ``values``, and every set of :attr:`interaction_orders` its value
+        (for pairwise results ``interactions[i, j]``, i < j), with the index named in
+        ``meta["index"]`` (any of kernelxai's sixteen names, which are shapiq's),
+        ``max_order`` the largest size held and ``estimated`` False for exact routes.
+        Sizes not computed are absent (shapiq reads an absent set as 0). Single
+        output only; :meth:`from_shapiq` converts back.
         """
         return _interop.to_shapiq(self)
+
+    @classmethod
+    def from_shapiq(cls, interaction_values: Any, feature_names: Sequence[str] | None = None) -> Explanation:
+        """An Explanation from ``shapiq.InteractionValues`` of any order (one, or a list: one per point).
+
+        ``values`` are the single players' entries, ``base_values`` shapiq's
+        ``baseline_value``, :attr:`interaction_orders` every size >= 2 present (and size 1
+        for k-SII, STII, FSII and FBII, whose order means all sizes up to k): dense where all
+        C(d, t) sets are present, by set where every point has the same sets, per point
+        (``"top"``, not certified) otherwise; ``interactions`` (n, d, d) when all pairs are
+        present. ``meta`` records ``index``, ``order`` (``max_order``), ``exact`` and the
+        source. shapiq itself is not imported.
+
+        Parameters
+        ----------
+        interaction_values : shapiq.InteractionValues or list of them
+            A list gives one point per element (as :meth:`to_shapiq` returns for several).
+        feature_names : list of str, optional
+            Default ``"x0", "x1", ...``.
+
+        Raises
+        ------
+        TypeError
+            Not InteractionValues (no ``interaction_lookup``, ``values``, ``n_players``, ...).
+        ValueError
+            An empty list, or points of different numbers of players.
+        """
+        return cls(**_interop.shapiq_fields(interaction_values, feature_names))
+
+    def to_json(self, path: str | os.PathLike | None = None) -> str:
+        """The Explanation as JSON text (written to ``path`` too when given); :meth:`from_json` reads it back.
+
+        Every array (values, base values, data, intervals, blocks, the interactions of any
+        order) and ``meta`` round-trip exactly: floats are written with all their digits,
+        non-finite numbers, tuples and arrays in ``meta`` are tagged (see
+        ``kernelxai.explanation._interop.encode``). Objects in ``meta`` that are not data
+        (a model, a function) are written as their ``repr`` and come back as that string.
+        """
+        text = json.dumps(self._to_dict(), allow_nan=False)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        return text
+
+    @classmethod
+    def from_json(cls, source: str | os.PathLike | Mapping[str, Any]) -> Explanation:
+        """The Explanation of :meth:`to_json`: from its text, a path to a file of it, or the parsed dict.
+
+        Raises
+        ------
+        ValueError
+            The JSON is not an Explanation written by :meth:`to_json`.
+        """
+        if isinstance(source, Mapping):
+            data = source
+        elif isinstance(source, str) and source.lstrip().startswith("{"):
+            data = json.loads(source)
+        else:
+            with open(source, encoding="utf-8") as fh:
+                data = json.load(fh)
+        if data.get("format") != _JSON_FORMAT:
+            raise ValueError(f"not an Explanation written by Explanation.to_json (format {data.get('format')!r}, "
+                             f"expected {_JSON_FORMAT!r})")
+        fields = {name: _interop.decode(data.get(name)) for name in _JSON_ARRAYS}
+        orders = data.get("interaction_orders")
+        return cls(fields.pop("values"), fields.pop("base_values"), feature_names=data["feature_names"],
+                   meta=_interop.decode(data.get("meta")), output_names=data.get("output_names"),
+                   axes=tuple(data["axes"]), interaction_orders=None if orders is None
+                   else Interactions.from_dict(orders), **fields)
+
+    def _to_dict(self) -> dict[str, Any]:
+        """The JSON-able dict :meth:`to_json` writes."""
+        out = {"format": _JSON_FORMAT, "version": 1, "axes": list(self._axes),
+               "feature_names": list(self.feature_names),
+               "output_names": None if self.output_names is None else list(self.output_names)}
+        for name in _JSON_ARRAYS:
+            value = getattr(self, name)
+            out[name] = _interop.encode(value if isinstance(value, (float, type(None))) else np.asarray(value))
+        out["meta"] = _interop.encode(self.meta)
+        held = self._interaction_orders
+        out["interaction_orders"] = None if held is None else held.to_dict()
+        return out
 
     def _statistic_text(self):
         """``"MMD^2_u = 0.031, p = 0.005"``: the statistic and its p-value, for the repr."""
@@ -657,13 +834,13 @@ class Explanation:
         return f"{text}, p = {float(p):.3g}"
 
     @classmethod
-    def concat(cls, pieces, meta=None) -> Explanation:
+    def concat(cls, pieces: Iterable[Explanation], meta: dict[str, Any] | None = None) -> Explanation:
         """Explanations of different instances, stacked along the instance axis.
 
         For the pieces of one explanation computed in chunks of rows
         (:mod:`kernelxai.parallel`): values, base values, data, standard errors,
-        bounds, interactions and per-instance covariances are concatenated in
-        order.
+        bounds, interactions (of any order) and per-instance covariances are
+        concatenated in order.
 
         Parameters
         ----------
@@ -696,14 +873,18 @@ class Explanation:
             return np.concatenate([np.asarray(a) for a in arrays], axis=0)
 
         base = np.concatenate([np.asarray(p.base_values, dtype=float) for p in pieces], axis=0)
+        held = [p._interaction_orders for p in pieces]  # noqa: SLF001 - the pieces are Explanations too
+        if any(h is None for h in held) and not all(h is None for h in held):
+            raise ValueError("interaction_orders are given for some pieces and not for others")
+        orders = None if held[0] is None else Interactions.concat(held)
         return cls(stack("values"), base, data=stack("data"), feature_names=first.feature_names,
                    stderr=stack("stderr"), lower=stack("lower"), upper=stack("upper"),
                    meta=dict(first.meta) if meta is None else meta,
                    output_names=first.output_names, interactions=stack("interactions"),
-                   covariance=stack("covariance"), axes=first.axes)
+                   covariance=stack("covariance"), axes=first.axes, interaction_orders=orders)
 
     @classmethod
-    def from_shap(cls, explanation) -> Explanation:
+    def from_shap(cls, explanation: Any) -> Explanation:
         """Convert a ``shap.Explanation`` (or anything with its attributes) to an Explanation.
 
         Reads ``values``, ``base_values``, ``data``, ``feature_names``,
@@ -743,4 +924,6 @@ class Explanation:
         for name in ("interactions", "covariance", "joint_covariance"):
             if getattr(self, name) is not None:
                 parts.append(f"with {name.replace('_', ' ')}")
+        if self._interaction_orders is not None:
+            parts.append(f"with interactions of sizes {self._interaction_orders.sizes}")
         return f"Explanation({', '.join(parts)})"

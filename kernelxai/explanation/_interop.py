@@ -1,16 +1,21 @@
-"""The Explanation's interop: pandas frames, shap and shapiq objects, and back from shap.
+"""The Explanation's interop: pandas frames, shap and shapiq objects (both ways), and JSON.
 
 Takes an :class:`~kernelxai.Explanation` (any object
 with its attributes); hands on a pandas DataFrame (:func:`to_frame`,
 :func:`interactions_frame`), a ``shap.Explanation`` (:func:`to_shap`),
-``shapiq.InteractionValues`` (:func:`to_shapiq`), or, from a
-``shap.Explanation``, the arguments of the Explanation constructor
-(:func:`shap_fields`). pandas, shap and shapiq are optional and imported when
-called. The Explanation's methods of the same names call these.
+``shapiq.InteractionValues`` of any order (:func:`to_shapiq`), or, from a
+``shap.Explanation`` or ``shapiq.InteractionValues``, the arguments of the Explanation
+constructor (:func:`shap_fields`, :func:`shapiq_fields`); and the tagged JSON-able form of
+arrays, tuples and non-finite numbers that ``Explanation.to_json`` writes (:func:`encode`,
+:func:`decode`). pandas, shap and shapiq are optional and imported when called (shapiq
+is not imported at all to read its objects). The Explanation's methods of the same names
+call these.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,7 +25,13 @@ if TYPE_CHECKING:
     import shap
     import shapiq
 
-__all__ = ["to_frame", "interactions_frame", "to_shap", "to_shapiq", "shap_fields"]
+__all__ = ["to_frame", "interactions_frame", "to_shap", "to_shapiq", "shap_fields", "shapiq_fields",
+           "encode", "decode", "UP_TO_K_INDICES"]
+
+#: The indices whose ``order=k`` means every size 1..k (the others: exactly k, or 1). Mirrors the
+#: declarations of ``kernelxai.estimators._interaction_indices`` (a test keeps them equal), and
+#: shapiq's k-additive Shapley values.
+UP_TO_K_INDICES = frozenset({"k-SII", "STII", "FSII", "FBII", "kADD-SHAP"})
 
 
 def to_frame(explanation) -> pd.DataFrame:
@@ -132,15 +143,19 @@ def to_shap(explanation) -> shap.Explanation:
 
 
 def to_shapiq(explanation) -> shapiq.InteractionValues | list[shapiq.InteractionValues]:
-    """Convert the interaction block to ``shapiq.InteractionValues`` (optional package shapiq).
+    """Convert the interactions of any order to ``shapiq.InteractionValues`` (optional package shapiq).
 
-    One ``InteractionValues`` per instance (a list for several): the empty
-    coalition holds the base value, order-1 entries the ``values``, order-2
-    entries ``interactions[i, j]`` (i < j), with the index named in
-    ``meta["index"]`` (``"SII"``, ``"k-SII"``, ``"STII"``, ``"FSII"``) and
-    ``estimated`` False for exact routes. Single output only.
+    One ``InteractionValues`` per point (a list for several), through shapiq's documented
+    constructor (``values``, ``index``, ``max_order``, ``min_order``, ``n_players``,
+    ``interaction_lookup``, ``estimated``, ``baseline_value``): the empty set holds the
+    base value (also ``baseline_value``), the single players the ``values`` (the index's
+    values of sets of size 1), and every set the Explanation's ``interaction_orders``
+    hold (for ``top=`` results, each point's own sets); ``index`` from ``meta["index"]``,
+    ``max_order`` the largest size held, ``estimated`` True for sampled results. Sizes not
+    computed are absent (shapiq reads an absent set as 0). Single output only.
     """
-    if explanation.interactions is None:
+    orders = explanation.interaction_orders
+    if orders is None:
         raise ValueError("to_shapiq() converts interactions; this Explanation has none "
                          "(compute them with kx.explain_interactions or kx.shapley_interactions)")
     if explanation.has_outputs:
@@ -150,25 +165,129 @@ def to_shapiq(explanation) -> shapiq.InteractionValues | list[shapiq.Interaction
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("to_shapiq() needs the optional package shapiq; install it with "
                           "`pip install kernelxai[shapiq]` or `pip install shapiq`") from None
-    index = explanation.meta.get("index", "SII")
-    estimated = str(explanation.meta.get("method", "")).startswith("sampled")
-    values = np.asarray(explanation.values, dtype=float)
-    block = np.asarray(explanation.interactions, dtype=float)
-    base = np.asarray(explanation.base_values, dtype=float)
-    single = values.ndim == 1
-    values, block, base = np.atleast_2d(values), block.reshape((-1,) + block.shape[-2:]), base.reshape(-1)
-    d = values.shape[1]
-    iu, ju = np.triu_indices(d, k=1)
+    meta = explanation.meta
+    index = meta.get("index") or orders.index or "SII"
+    estimated = (not meta["exact"]) if "exact" in meta else str(meta.get("method", "")).startswith("sampled")
+    values = np.atleast_2d(np.asarray(explanation.values, dtype=float))
+    base = np.asarray(explanation.base_values, dtype=float).reshape(-1)
+    n, d = values.shape
+    per_point = "instance" in orders.axes
+    head = [()] + [(j,) for j in range(d)]
+    shared, tops = [], []
+    for t, b in orders.blocks.items():
+        if t <= 1:
+            continue                                    # the empty set and the singles come first
+        vals = b.values if per_point else b.values[None]
+        if b.layout == "top":
+            tops.append((b.sets if per_point else b.sets[None], vals))
+        else:
+            shared.append(([tuple(int(p) for p in row) for row in b.sets.tolist()], vals))
+    max_order = max([1, *orders.sizes])
     out = []
-    for a in range(values.shape[0]):
-        scores = {(): float(base[a])}
-        scores.update({(j,): float(values[a, j]) for j in range(d)})
-        scores.update({(int(i), int(j)): float(block[a, i, j]) for i, j in zip(iu, ju)})
+    for a in range(n):
+        keys = list(head)
+        parts = [np.array([base[a]]), values[a]]
+        for set_keys, vals in shared:
+            keys += set_keys
+            parts.append(vals[a])
+        for sets, vals in tops:
+            keep = (sets[a] >= 0).all(axis=-1)
+            keys += [tuple(int(p) for p in row) for row in sets[a][keep].tolist()]
+            parts.append(vals[a][keep])
         out.append(shapiq.InteractionValues(
-            np.array(list(scores.values())), index=index, max_order=2, min_order=0, n_players=d,
-            interaction_lookup={key: k for k, key in enumerate(scores)}, estimated=estimated,
+            np.concatenate(parts), index=index, max_order=max_order, min_order=0, n_players=d,
+            interaction_lookup={key: k for k, key in enumerate(keys)}, estimated=estimated,
             baseline_value=float(base[a])))
-    return out[0] if single else out
+    return out if explanation.values.ndim == 2 else out[0]
+
+
+def _read_interaction_values(iv) -> tuple[dict[tuple[int, ...], float], int]:
+    """({set: value}, n_players) of a ``shapiq.InteractionValues`` (its ``interaction_lookup`` and ``values``)."""
+    needed = ("interaction_lookup", "values", "n_players", "index", "max_order", "baseline_value")
+    missing = [a for a in needed if not hasattr(iv, a)]
+    if missing:
+        raise TypeError(f"expected a shapiq.InteractionValues (or a list of them); {type(iv).__name__} has no "
+                        f"{', '.join(missing)}")
+    vals = np.asarray(iv.values, dtype=float).reshape(-1)
+    entries = {tuple(sorted(int(p) for p in key)): float(vals[pos]) for key, pos in iv.interaction_lookup.items()}
+    return entries, int(iv.n_players)
+
+
+def shapiq_fields(interaction_values, feature_names=None) -> dict[str, Any]:
+    """The Explanation constructor's arguments read from ``shapiq.InteractionValues`` (one, or a list: one per point).
+
+    ``values`` are the single players' entries (0 where absent, as shapiq reads them),
+    ``base_values`` the ``baseline_value``, ``interaction_orders`` every size >= 2 present
+    (and size 1 for indices whose order means "up to k" -- k-SII, STII, FSII, FBII -- or at
+    order 1): ``"dense"`` where all C(d, t) sets are present, ``"sets"`` where every point
+    has the same sets, ``"top"`` (per point, largest first, not certified) otherwise; the
+    pairs also as ``interactions`` (n, d, d) when all are present. ``meta``: ``index``,
+    ``order`` (``max_order``), ``exact`` (not ``estimated``), ``budget``, ``source``.
+    shapiq itself is not imported.
+
+    Raises
+    ------
+    TypeError
+        Not InteractionValues.
+    ValueError
+        An empty list, or points of different numbers of players.
+    """
+    from ._interaction_sets import InteractionBlock, Interactions, lexicographic_sets
+
+    single = not isinstance(interaction_values, (list, tuple))
+    ivs = [interaction_values] if single else list(interaction_values)
+    if not ivs:
+        raise ValueError("from_shapiq needs at least one InteractionValues")
+    read = [_read_interaction_values(iv) for iv in ivs]
+    d = read[0][1]
+    if any(p != d for _, p in read):
+        raise ValueError(f"the InteractionValues have different numbers of players: {[p for _, p in read]}")
+    entries = [e for e, _ in read]
+    first = ivs[0]
+    index, order = str(first.index), int(first.max_order)
+    values = np.array([[e.get((j,), 0.0) for j in range(d)] for e in entries])
+    base = np.array([float(iv.baseline_value) for iv in ivs])
+    present = sorted({len(key) for e in entries for key in e} - {0})
+    wanted = [t for t in present if t >= 2 or index in UP_TO_K_INDICES or order == 1]
+    blocks = []
+    for t in wanted:
+        keysets = [[key for key in e if len(key) == t] for e in entries]
+        if all(set(k) == set(keysets[0]) for k in keysets):
+            m = len(keysets[0])
+            if m == math.comb(d, t):
+                sets, layout = lexicographic_sets(d, t), "dense"
+            else:
+                sets, layout = np.asarray(keysets[0], dtype=np.int64).reshape(m, t), "sets"
+            keys = [tuple(row) for row in sets.tolist()]
+            vals = np.array([[e[key] for key in keys] for e in entries])
+            blocks.append(InteractionBlock(t, sets, vals, layout))
+            continue
+        m = max(len(k) for k in keysets)
+        sets = np.full((len(entries), m, t), -1, dtype=np.int64)
+        vals = np.full((len(entries), m), np.nan)
+        for a, (e, keys) in enumerate(zip(entries, keysets)):
+            keys = sorted(keys, key=lambda key: -abs(e[key]))
+            sets[a, :len(keys)] = np.asarray(keys, dtype=np.int64).reshape(len(keys), t)
+            vals[a, :len(keys)] = [e[key] for key in keys]
+        blocks.append(InteractionBlock(t, sets, vals, "top", np.zeros(len(entries), bool),
+                                       np.array([len(k) for k in keysets])))
+    names = [f"x{j}" for j in range(d)] if feature_names is None else [str(f) for f in feature_names]
+    orders = Interactions(blocks, names, index=index, order=order)
+    pairs = None
+    if 2 in orders and orders[2].layout == "dense":
+        pairs = np.zeros((len(entries), d, d))
+        i, j = orders[2].sets.T
+        pairs[:, i, j] = pairs[:, j, i] = orders[2].values
+    meta = {"index": index, "order": order, "exact": not bool(getattr(first, "estimated", False)),
+            "source": "shapiq.InteractionValues"}
+    budget = getattr(first, "estimation_budget", None)
+    if budget is not None:
+        meta["budget"] = budget
+    if single:
+        orders = orders.take(instance=0)
+        values, base, pairs = values[0], float(base[0]), None if pairs is None else pairs[0]
+    return {"values": values, "base_values": base, "feature_names": names, "meta": meta,
+            "interactions": pairs, "interaction_orders": orders}
 
 
 def shap_fields(explanation) -> dict[str, Any]:
@@ -222,3 +341,94 @@ def shap_fields(explanation) -> dict[str, Any]:
             "feature_names": None if names is None else list(names),
             "stderr": attr("error_std"), "lower": attr("lower_bounds"),
             "upper": attr("upper_bounds"), "meta": meta, "output_names": output_names}
+
+
+# --------------------------------------------------------------------------- #
+# JSON: arrays, tuples and non-finite numbers, tagged
+# --------------------------------------------------------------------------- #
+def _number(x):
+    """A float as JSON holds it: itself when finite, else "nan", "inf" or "-inf"."""
+    if math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def encode(obj) -> Any:
+    """``obj`` as JSON types, tagged so that :func:`decode` gives it back exactly.
+
+    Arrays become ``{"__ndarray__": flat list, "dtype", "shape"}`` (non-finite floats as
+    "nan"/"inf"/"-inf"), tuples ``{"__tuple__": [...]}``, non-finite floats
+    ``{"__float__": "nan"}``, dicts with keys that are not strings ``{"__items__": [[k, v],
+    ...]}``, numpy scalars Python ones. Anything else (a model, a function) becomes
+    ``{"__repr__": repr(obj)}`` and comes back as that string.
+
+    Examples
+    --------
+    >>> encode({"x": np.array([1.0, np.inf]), "t": (1, "a")})
+    {'x': {'__ndarray__': [1.0, 'inf'], 'dtype': '<f8', 'shape': [2]}, 't': {'__tuple__': [1, 'a']}}
+    >>> decode(encode({"x": np.array([1.0, np.inf]), "t": (1, "a")}))
+    {'x': array([ 1., inf]), 't': (1, 'a')}
+    """
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, np.ndarray):
+        return _encode_array(obj)
+    if isinstance(obj, np.generic):
+        return encode(obj.item())
+    if isinstance(obj, numbers.Real):
+        return _encode_number(obj)
+    if isinstance(obj, dict):
+        if all(isinstance(k, str) and not k.startswith("__") for k in obj):
+            return {k: encode(v) for k, v in obj.items()}
+        return {"__items__": [[encode(k), encode(v)] for k, v in obj.items()]}
+    if isinstance(obj, list):
+        return [encode(v) for v in obj]
+    if isinstance(obj, tuple):
+        return {"__tuple__": [encode(v) for v in obj]}
+    return {"__repr__": repr(obj)}
+
+
+def _encode_number(x):
+    """An int as itself, a float as itself when finite, else ``{"__float__": "nan"}`` (or "inf", "-inf")."""
+    if isinstance(x, numbers.Integral):
+        return int(x)
+    x = float(x)
+    return x if math.isfinite(x) else {"__float__": _number(x)}
+
+
+def _encode_array(arr):
+    """``{"__ndarray__": flat list, "dtype", "shape"}``; objects element by element (dtype "object")."""
+    flat = arr.ravel().tolist()
+    kind = arr.dtype.kind
+    if kind == "f":
+        data = [_number(x) for x in flat]
+    elif kind in "biuU":
+        data = flat
+    else:
+        return {"__ndarray__": [encode(x) for x in flat], "dtype": "object", "shape": list(arr.shape)}
+    return {"__ndarray__": data, "dtype": arr.dtype.str, "shape": list(arr.shape)}
+
+
+def decode(obj) -> Any:
+    """The object :func:`encode` made JSON of."""
+    if isinstance(obj, list):
+        return [decode(v) for v in obj]
+    if not isinstance(obj, dict):
+        return obj
+    if "__ndarray__" in obj:
+        data, dtype = obj["__ndarray__"], obj["dtype"]
+        if dtype == "object":
+            arr = np.empty(len(data), dtype=object)
+            arr[:] = [decode(v) for v in data]
+        else:
+            arr = np.array(data, dtype=object).astype(np.dtype(dtype)) if data else np.zeros(0, np.dtype(dtype))
+        return arr.reshape(obj["shape"])
+    if "__tuple__" in obj:
+        return tuple(decode(v) for v in obj["__tuple__"])
+    if "__float__" in obj:
+        return float(obj["__float__"])
+    if "__items__" in obj:
+        return {decode(k): decode(v) for k, v in obj["__items__"]}
+    if "__repr__" in obj:
+        return obj["__repr__"]
+    return {k: decode(v) for k, v in obj.items()}

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import linalg as sla
@@ -56,6 +57,13 @@ from ..models._expansion import KernelExpansion
 from ..models._logistic import KernelLogisticRegression
 from ..models._ridge import KernelRidge
 from ._representers import resolve_features, shapley_representers
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
+    from ..kernels import Kernel
 
 __all__ = ["ShapleyRegularisedKernelRidge", "ShapleyRegularisedKernelLogisticRegression",
            "EIGEN_RTOL"]
@@ -218,8 +226,10 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
     >>> kx.explain(m, X[:50], value="interventional")                          # doctest: +SKIP
     """
 
-    def __init__(self, kernel=None, lam=None, lam_shapley=0.0, features=(), value="interventional",
-                 eta=1e-3, *, n_coalitions=None, lams=None, cv_max_samples=1500, random_state=0):
+    def __init__(self, kernel: Kernel | None = None, lam: float | None = None, lam_shapley: float = 0.0,  # noqa: PLR0913 - a scikit-learn estimator: one keyword per hyper-parameter
+                 features: Sequence[int | str] | None = (), value: str = "interventional", eta: float = 1e-3, *,
+                 n_coalitions: int | None = None, lams: ArrayLike | None = None, cv_max_samples: int = 1500,
+                 random_state: int | np.random.Generator | None = 0) -> None:
         super().__init__(kernel=kernel, lam=lam, lams=lams, cv_max_samples=cv_max_samples,
                          random_state=random_state)
         self.lam_shapley = lam_shapley
@@ -228,11 +238,11 @@ class ShapleyRegularisedKernelRidge(_ShapleyPenaltyMixin, KernelRidge):
         self.eta = eta
         self.n_coalitions = n_coalitions
 
-    def fit(self, X, y) -> ShapleyRegularisedKernelRidge:
+    def fit(self, X: ArrayLike, y: ArrayLike) -> ShapleyRegularisedKernelRidge:
         self._fit_many(X, y, [self])
         return self
 
-    def path(self, X, y, lam_shapleys) -> list[ShapleyRegularisedKernelRidge]:
+    def path(self, X: ArrayLike, y: ArrayLike, lam_shapleys: ArrayLike) -> list[ShapleyRegularisedKernelRidge]:
         """Fitted copies of this estimator for several lam_shapley values, sharing all the work.
 
         The representers, the eigen-decomposition of K and the scaled penalty
@@ -341,9 +351,11 @@ class ShapleyRegularisedKernelLogisticRegression(_ShapleyPenaltyMixin, KernelLog
     (2, 3)
     """
 
-    def __init__(self, kernel=None, lam=None, lam_shapley=0.0, features=(), value="interventional",
-                 eta=1e-3, *, n_coalitions=None, lams=None, cv=3, cv_max_samples=1500,
-                 random_state=0, max_iter=1000, tol=1e-9):
+    def __init__(self, kernel: Kernel | None = None, lam: float | None = None, lam_shapley: float = 0.0,  # noqa: PLR0913 - a scikit-learn estimator: one keyword per hyper-parameter
+                 features: Sequence[int | str] | None = (), value: str = "interventional", eta: float = 1e-3, *,
+                 n_coalitions: int | None = None, lams: ArrayLike | None = None, cv: int = 3,
+                 cv_max_samples: int = 1500, random_state: int | np.random.Generator | None = 0, max_iter: int = 1000,
+                 tol: float = 1e-9) -> None:
         super().__init__(kernel=kernel, lam=lam, lams=lams, cv=cv, cv_max_samples=cv_max_samples,
                          random_state=random_state, max_iter=max_iter, tol=tol)
         self.lam_shapley = lam_shapley
@@ -352,7 +364,7 @@ class ShapleyRegularisedKernelLogisticRegression(_ShapleyPenaltyMixin, KernelLog
         self.eta = eta
         self.n_coalitions = n_coalitions
 
-    def fit(self, X, y) -> ShapleyRegularisedKernelLogisticRegression:
+    def fit(self, X: ArrayLike, y: ArrayLike) -> ShapleyRegularisedKernelLogisticRegression:
         ls = _check_lam_shapley(self.lam_shapley)
         X_arr, y_arr = _validate_data(self, X, y)
         names = _names(self, X_arr.shape[1]) or default_feature_names(X_arr.shape[1])

@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -68,6 +69,15 @@ from ..values._base import EmbeddingValueFunction, default_background
 from ..values._interventional import Interventional
 from ..values._observational import CME_ADVICE, CME_SYSTEM, Observational
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from ..kernels import Kernel
+    from ..values._base import ValueFunction
+
 __all__ = [
     "ShapleyRepresenters",
     "shapley_representers",
@@ -89,7 +99,7 @@ EXACT_MAX_FEATURES = 12
 # --------------------------------------------------------------------------- #
 # coalition weights
 # --------------------------------------------------------------------------- #
-def shapley_coefficients(d, features=None) -> np.ndarray:
+def shapley_coefficients(d: int, features: Sequence[int] | None = None) -> np.ndarray:
     r"""Weights :math:`C` (2^d, q) with :math:`\phi_i = \sum_S C_{S,i}\, v(S)` over all coalitions (row k = bitmask k).
 
     :math:`C_{S,i} = \mu(|S| - 1)` if :math:`i \in S`, else :math:`-\mu(|S|)` (the Shapley formula of
@@ -135,7 +145,8 @@ def shapley_coefficients(d, features=None) -> np.ndarray:
     return C
 
 
-def sample_shapley_coalitions(d, features, n_coalitions, seed=None) -> tuple[np.ndarray, np.ndarray]:
+def sample_shapley_coalitions(d: int, features: Sequence[int], n_coalitions: int,
+                              seed: int | np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Coalitions and weights of the sampled Shapley functional (RKHS-SHAP Prop. 7).
 
     For each feature :math:`i`, ``n_coalitions`` coalitions :math:`S \subseteq D \setminus i` are drawn from
@@ -207,7 +218,8 @@ def sample_shapley_coalitions(d, features, n_coalitions, seed=None) -> tuple[np.
 # --------------------------------------------------------------------------- #
 # input handling
 # --------------------------------------------------------------------------- #
-def resolve_features(features, names, *, allow_empty=False) -> list[int]:
+def resolve_features(features: str | int | Sequence[str | int] | None, names: Sequence[str], *,
+                     allow_empty: bool = False) -> list[int]:
     """Feature names or indices -> sorted unique list of indices; clear errors for unknown ones.
 
     Parameters
@@ -358,7 +370,7 @@ class ShapleyRepresenters:
     n_coalitions: int | None = None
     meta: dict = field(default_factory=dict)
 
-    def values(self, alpha) -> np.ndarray:
+    def values(self, alpha: ArrayLike) -> np.ndarray:
         """Shapley values of the model with coefficients ``alpha``: array (n_x, q)."""
         alpha = np.asarray(alpha, dtype=float).ravel()
         if alpha.shape != (self.matrices.shape[2],):
@@ -366,7 +378,7 @@ class ShapleyRepresenters:
                              f"point); got {alpha.shape[0]}")
         return np.einsum("qxi,i->xq", self.matrices, alpha)
 
-    def to_explanation(self, alpha) -> Explanation:
+    def to_explanation(self, alpha: ArrayLike) -> Explanation:
         r"""The values :math:`R_i \alpha` of the requested features as an :class:`~kernelxai.Explanation`.
 
         Only the requested features are present, so efficiency need not hold;
@@ -399,8 +411,10 @@ class ShapleyRepresenters:
                 f"method={self.method!r}, {kind})")
 
 
-def shapley_representers(model, X, value="interventional", *, features=None, background=None,
-                         method="auto", n_coalitions=None, seed=None, **options) -> ShapleyRepresenters:
+def shapley_representers(model: Any, X: ArrayLike, value: str | ValueFunction = "interventional", *,
+                         features: str | int | Sequence[str | int] | None = None, background: ArrayLike | None = None,
+                         method: str = "auto", n_coalitions: int | None = None,
+                         seed: int | np.random.Generator | None = None, **options: Any) -> ShapleyRepresenters:
     r"""Representer matrices :math:`R_i` with :math:`\phi_i(X) = R_i \alpha` for a kernel model (RKHS-SHAP Prop. 5).
 
     Parameters
@@ -540,8 +554,9 @@ def _pairs(X, X_prime, d, model=None, background=None):
     return X, Xp
 
 
-def functional_distances(model, X, X_prime, value="interventional", *, features=None,
-                         background=None, method="auto", max_elements=None, **options) -> np.ndarray:
+def functional_distances(model: Any, X: ArrayLike, X_prime: ArrayLike, value: str | ValueFunction = "interventional", *,
+                         features: str | int | Sequence[str | int] | None = None, background: ArrayLike | None = None,
+                         method: str = "auto", max_elements: int | None = None, **options: Any) -> np.ndarray:
     r"""RKHS distances :math:`\|\phi_{x,i} - \phi_{x',i}\|_{\mathcal{H}}` of Shapley functionals, row by row of X, X'.
 
     RKHS-SHAP §3.1: the Riesz representer of :math:`\phi_{x,i}` is
@@ -720,7 +735,7 @@ def _distances_exact(vf, name, X, Xp, feats, max_elements):
     return sq
 
 
-def cme_gamma_norms(model, background=None, eta=1e-3) -> np.ndarray:
+def cme_gamma_norms(model: Any, background: ArrayLike | None = None, eta: float = 1e-3) -> np.ndarray:
     r"""Squared norms :math:`\|\hat\mu_{S^c \mid S}\|^2_\Gamma` of the empirical CME operators, per coalition.
 
     For the regularised estimator :math:`\hat\mu(x) = \sum_b \gamma_S(x)_b\, \psi(b_{S^c})` with
@@ -786,8 +801,8 @@ def cme_gamma_norms(model, background=None, eta=1e-3) -> np.ndarray:
     return out
 
 
-def theorem6_bound(X, X_prime, kernel, value="interventional", *, m_gamma=None, form="rbf",
-                   constant="paper") -> np.ndarray:
+def theorem6_bound(X: ArrayLike, X_prime: ArrayLike, kernel: Kernel, value: str = "interventional", *,
+                   m_gamma: float | None = None, form: str = "rbf", constant: str = "paper") -> np.ndarray:
     r"""The bound of RKHS-SHAP Theorem 6 on :math:`\|\phi_{x,i} - \phi_{x',i}\|^2_{\mathcal{H}}`, per pair of rows.
 
     With :math:`\delta = \max_l (x_l - x'_l)^2` and a product RBF kernel (:math:`M_\mu = 1`):

@@ -9,10 +9,15 @@ weights of KernelSHAP, and paired samples from the Shapley kernel. The games
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.special import comb, gammaln
 
 from .._validation import check_positive_int, check_rng
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["all_coalitions", "coalitions_to_bitmasks", "bitmasks_to_coalitions", "shapley_weights",
            "shapley_kernel_weights", "coalition_size_distribution", "sample_coalitions",
@@ -33,7 +38,7 @@ def _check_enumerable(d):
     return d
 
 
-def all_coalitions(d) -> np.ndarray:
+def all_coalitions(d: int) -> np.ndarray:
     """All ``2**d`` coalitions as a boolean array; row ``k`` is bitmask ``k``.
 
     Parameters
@@ -65,7 +70,7 @@ def all_coalitions(d) -> np.ndarray:
     return bitmasks_to_coalitions(np.arange(2**d, dtype=np.int64), d)
 
 
-def bitmasks_to_coalitions(masks, d) -> np.ndarray:
+def bitmasks_to_coalitions(masks: ArrayLike, d: int) -> np.ndarray:
     """Decode integer bitmasks (bit ``j`` = player ``j``) to a boolean array (m, d).
 
     The inverse of :func:`coalitions_to_bitmasks`.
@@ -93,7 +98,7 @@ def bitmasks_to_coalitions(masks, d) -> np.ndarray:
     return ((masks[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
 
 
-def coalitions_to_bitmasks(coalitions) -> np.ndarray:
+def coalitions_to_bitmasks(coalitions: ArrayLike) -> np.ndarray:
     r"""Encode a boolean coalition array (m, d) as integer bitmasks (bit ``j`` = player ``j``).
 
     The inverse of :func:`bitmasks_to_coalitions`.
@@ -128,7 +133,7 @@ def coalitions_to_bitmasks(coalitions) -> np.ndarray:
     return z.astype(np.int64) @ (np.int64(1) << np.arange(z.shape[1], dtype=np.int64))
 
 
-def shapley_weights(d) -> np.ndarray:
+def shapley_weights(d: int) -> np.ndarray:
     r"""Shapley weights :math:`\mu(s) = s!\,(d-s-1)!\,/\,d!` for :math:`s = 0, \dots, d-1`.
 
     :math:`\mu(|S|)` multiplies the marginal contribution :math:`v(S \cup \{j\}) - v(S)` of a
@@ -161,7 +166,7 @@ def shapley_weights(d) -> np.ndarray:
     return np.exp(gammaln(s + 1) + gammaln(d - s) - gammaln(d + 1))
 
 
-def shapley_kernel_weights(d, sizes) -> np.ndarray:
+def shapley_kernel_weights(d: int, sizes: int | ArrayLike) -> np.ndarray:
     """Shapley-kernel weights k(d, s) = (d-1) / (C(d, s) s (d-s)) (RKHS-SHAP Prop. 4).
 
     Infinite for the empty and the full coalition, which estimators treat as
@@ -198,7 +203,7 @@ def shapley_kernel_weights(d, sizes) -> np.ndarray:
     return np.where((s == 0) | (s == d), np.inf, w)
 
 
-def coalition_size_distribution(d) -> tuple[np.ndarray, np.ndarray]:
+def coalition_size_distribution(d: int) -> tuple[np.ndarray, np.ndarray]:
     """Probability of each coalition size s = 1..d-1 under the Shapley kernel.
 
     The total kernel mass of size ``s`` is ``C(d, s) k(d, s) = (d-1)/(s(d-s))``;
@@ -235,7 +240,8 @@ def coalition_size_distribution(d) -> tuple[np.ndarray, np.ndarray]:
     return s, p / p.sum()
 
 
-def sample_coalitions(d, n, seed=None, *, paired=True) -> np.ndarray:
+def sample_coalitions(d: int, n: int, seed: int | np.random.Generator | None = None, *,
+                      paired: bool = True) -> np.ndarray:
     """Draw ``n`` coalitions from the Shapley kernel (empty and full excluded).
 
     A size is drawn with probability proportional to ``(d-1)/(s(d-s))``, then a

@@ -17,12 +17,19 @@ declared by the game classes and never probed.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._calibration import Work
 from .._validation import as_real_array, check_positive_int
 from ._coalitions import all_coalitions, bitmasks_to_coalitions, coalitions_to_bitmasks
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["Game", "TabularGame", "FunctionGame", "GroupedGame", "tabulate", "LinearInCoefficients",
            "check_coalitions", "group_membership"]
@@ -90,7 +97,8 @@ class Game:
     array([0.333333, 0.333333, 0.333333])
     """
 
-    def __init__(self, n_players, player_names=None, n_instances=None, data=None, meta=None):
+    def __init__(self, n_players: int, player_names: Sequence[str] | None = None, n_instances: int | None = None,
+                 data: ArrayLike | None = None, meta: Mapping[str, Any] | None = None) -> None:
         self.n_players = check_positive_int(n_players, "n_players")
         if player_names is None:
             player_names = [f"x{j}" for j in range(self.n_players)]
@@ -141,7 +149,7 @@ class Game:
         return self.n_instances is not None
 
     # -- cost model ------------------------------------------------------------
-    def evaluation_flops(self, n_coalitions) -> float:
+    def evaluation_flops(self, n_coalitions: int) -> float:
         """Estimated floating-point operations of evaluating ``n_coalitions`` coalitions.
 
         Used by the estimators' cost models (``method="auto"``, progress bars,
@@ -151,7 +159,7 @@ class Game:
         """
         return 4.0 * float(n_coalitions) * (self.n_instances or 1) * self.n_players
 
-    def evaluation_work(self, n_coalitions) -> Work:
+    def evaluation_work(self, n_coalitions: int) -> Work:
         """The work of evaluating ``n_coalitions`` coalitions, by kind (priced by the cost guard).
 
         The default is :meth:`evaluation_flops` as elementwise operations; games that do dense
@@ -163,7 +171,7 @@ class Game:
         """Ways to make this game cheaper to explain (sentences for error messages)."""
         return []
 
-    def grouped(self, groups, names=None) -> Game:
+    def grouped(self, groups: Sequence[Sequence[int]], names: Sequence[str] | None = None) -> Game:
         """The game in which each group of players acts as one player."""
         return GroupedGame(self, groups, names=names)
 
@@ -251,7 +259,9 @@ class FunctionGame(Game):
     array([2., 4.])
     """
 
-    def __init__(self, fn, n_players, player_names=None, n_instances=None, data=None, meta=None):
+    def __init__(self, fn: Callable[[np.ndarray], ArrayLike], n_players: int, player_names: Sequence[str] | None = None,
+                 n_instances: int | None = None, data: ArrayLike | None = None,
+                 meta: Mapping[str, Any] | None = None) -> None:
         if not callable(fn):
             raise TypeError(f"fn must be callable; got {type(fn).__name__}")
         super().__init__(n_players, player_names, n_instances, data, meta)
@@ -304,7 +314,8 @@ class TabularGame(Game):
     (3, ['x0', 'x1', 'x2'])
     """
 
-    def __init__(self, values, player_names=None):
+    def __init__(self, values: Mapping[tuple[int, ...], float] | ArrayLike,
+                 player_names: Sequence[str] | None = None) -> None:
         if isinstance(values, Mapping):
             table, d = self._table_from_mapping(values, player_names)
         else:
@@ -400,7 +411,7 @@ class GroupedGame(Game):
     array([ 6., 36.])
     """
 
-    def __init__(self, game, groups, names=None):
+    def __init__(self, game: Game, groups: Sequence[Sequence[int]], names: Sequence[str] | None = None) -> None:
         groups = [list(map(int, g)) for g in groups]
         flat = sorted(i for g in groups for i in g)
         if any(len(g) == 0 for g in groups):
@@ -421,10 +432,10 @@ class GroupedGame(Game):
     def _evaluate(self, coalitions):
         return self.game(coalitions.astype(np.int64) @ self._membership.astype(np.int64) > 0)
 
-    def evaluation_flops(self, n_coalitions) -> float:
+    def evaluation_flops(self, n_coalitions: int) -> float:
         return self.game.evaluation_flops(n_coalitions)
 
-    def evaluation_work(self, n_coalitions) -> Work:
+    def evaluation_work(self, n_coalitions: int) -> Work:
         return self.game.evaluation_work(n_coalitions)
 
     def cost_advice(self) -> list[str]:
@@ -459,7 +470,8 @@ class LinearInCoefficients:
     (4, 3, 8)
     """
 
-    def coefficient_matrices(self, coalitions, weights=None) -> np.ndarray:  # pragma: no cover - abstract
+    def coefficient_matrices(self, coalitions: np.ndarray,
+                             weights: np.ndarray | None = None) -> np.ndarray:  # pragma: no cover - abstract
         """:math:`M_S` for each coalition (or weighted sums of them): (c or q, n_x, n_train)."""
         raise NotImplementedError
 

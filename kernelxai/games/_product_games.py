@@ -22,7 +22,10 @@ from .._validation import as_real_array
 from ._game_types import Game, GroupedGame
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["ProductGame", "SumOfProductGames", "GroupedProductGame", "UnitAbsentGame",
            "unit_product_worths", "HasUnitGames"]
@@ -120,8 +123,10 @@ class ProductGame(Game):
     ((2, 3), True)
     """
 
-    def __init__(self, a=None, c=None, weights=None, *, n_players=None, n_instances=None,
-                 player_names=None, data=None, meta=None):
+    def __init__(self, a: ArrayLike | None = None, c: ArrayLike | None = None, weights: ArrayLike | None = None, *,
+                 n_players: int | None = None, n_instances: int | None = None,
+                 player_names: Sequence[str] | None = None, data: ArrayLike | None = None,
+                 meta: Mapping[str, Any] | None = None) -> None:
         if a is not None:
             a, c, weights = (np.asarray(x, dtype=float) for x in (a, c, weights))
             if a.ndim == 2:
@@ -152,7 +157,7 @@ class ProductGame(Game):
         """Multiplicative terms per instance (None if unknown); the product routes cost O(terms d^2)."""
         return None if self._a is None else int(self._a.shape[1])
 
-    def evaluation_flops(self, n_coalitions) -> float:
+    def evaluation_flops(self, n_coalitions: int) -> float:
         terms = self.n_terms()
         if terms is None:
             return super().evaluation_flops(n_coalitions)
@@ -167,7 +172,7 @@ class ProductGame(Game):
         """
         return Work()
 
-    def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
+    def iter_terms(self, max_elements: int | None = None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         """Yield ``(rows, w, a, c)`` blocks covering all terms of all instances.
 
         ``rows`` is a slice of instances; ``w`` has shape (len(rows) or 1, R_b),
@@ -196,7 +201,7 @@ class ProductGame(Game):
             out[:, rows] += block
         return out
 
-    def grouped(self, groups, names=None) -> ProductGame:
+    def grouped(self, groups: Sequence[Sequence[int]], names: Sequence[str] | None = None) -> ProductGame:
         """Groups as players; still a :class:`ProductGame` (factors multiply within a group)."""
         return GroupedProductGame(self, groups, names)
 
@@ -245,7 +250,9 @@ class SumOfProductGames(ProductGame):
     True
     """
 
-    def __init__(self, games, weights=None, *, player_names=None, data=None, meta=None):
+    def __init__(self, games: Sequence[ProductGame], weights: Sequence[float] | None = None, *,
+                 player_names: Sequence[str] | None = None, data: ArrayLike | None = None,
+                 meta: Mapping[str, Any] | None = None) -> None:
         games = list(games)
         if not games:
             raise ValueError("SumOfProductGames needs at least one game; got none")
@@ -269,7 +276,7 @@ class SumOfProductGames(ProductGame):
         counts = [g.n_terms() for g in self.games]
         return None if any(c is None for c in counts) else int(sum(counts))
 
-    def evaluation_flops(self, n_coalitions) -> float:
+    def evaluation_flops(self, n_coalitions: int) -> float:
         return float(sum(g.evaluation_flops(n_coalitions) for g in self.games))
 
     def term_work(self) -> Work:
@@ -281,7 +288,7 @@ class SumOfProductGames(ProductGame):
     def cost_advice(self) -> list[str]:
         return self.games[0].cost_advice()
 
-    def iter_terms(self, max_elements=None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
+    def iter_terms(self, max_elements: int | None = None) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
         for game, weight in zip(self.games, self.weights):
             for rows, w, a, c in game.iter_terms(max_elements):
                 yield rows, np.asarray(w, dtype=float) * weight, a, c
@@ -293,7 +300,7 @@ class SumOfProductGames(ProductGame):
             out = v if out is None else out + v
         return out
 
-    def grouped(self, groups, names=None) -> ProductGame:
+    def grouped(self, groups: Sequence[Sequence[int]], names: Sequence[str] | None = None) -> ProductGame:
         """Groups as players: the sum of the grouped components (each keeps its fast worths)."""
         parts = [g.grouped(groups, names) for g in self.games]
         return SumOfProductGames(parts, self.weights, player_names=parts[0].player_names,
@@ -332,7 +339,8 @@ class GroupedProductGame(ProductGame):
             yield rows, w, ga, gc
 
 
-def unit_product_worths(coalitions, blocks, n_instances, max_elements=None) -> np.ndarray:
+def unit_product_worths(coalitions: np.ndarray, blocks: Iterable[tuple[slice, np.ndarray, np.ndarray]],
+                        n_instances: int, max_elements: int | None = None) -> np.ndarray:
     r"""Worths :math:`\sum_r w_r \prod_{l \in S} a_{rl}` of product games whose absent factors are 1.
 
     Evaluated as :math:`\exp(Z \log a)` by one matrix product per block (a zero factor
@@ -432,7 +440,7 @@ class UnitAbsentGame(ProductGame):
     """
 
     @staticmethod
-    def absent_ones(shape) -> np.ndarray:
+    def absent_ones(shape: tuple[int, ...]) -> np.ndarray:
         """The absent factors of terms of ``shape``: all 1, read-only, one number in memory.
 
         As ``np.broadcast_to(1.0, shape)``, made in a fraction of its time (a game yields one per
@@ -460,14 +468,14 @@ class UnitAbsentGame(ProductGame):
     def _evaluate(self, coalitions):
         return _unit_worths(self, coalitions)
 
-    def evaluation_flops(self, n_coalitions) -> float:
+    def evaluation_flops(self, n_coalitions: int) -> float:
         terms = self.n_terms()
         if terms is None:
             return Game.evaluation_flops(self, n_coalitions)
         # exp(Z log a): a matrix product and one exponential per term
         return float(n_coalitions) * (self.n_instances or 1) * terms * (2.0 * self.n_players + 20.0)
 
-    def grouped(self, groups, names=None) -> ProductGame:
+    def grouped(self, groups: Sequence[Sequence[int]], names: Sequence[str] | None = None) -> ProductGame:
         return _GroupedUnitGame(self, groups, names)
 
 

@@ -10,11 +10,18 @@ large Grams built one coalition at a time.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.linalg import blas
 
 from ._non_product import Matern, SumKernel
 from ._product_kernels import ProductKernel, check_pair
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ._product_kernels import Kernel
 
 __all__ = ["CoalitionGrams", "LatticeGrams", "lattice_walk"]
 
@@ -82,7 +89,7 @@ class CoalitionGrams:
     ((8, 4, 4), True, True)
     """
 
-    def __init__(self, kernel, A, B=None):
+    def __init__(self, kernel: Kernel, A: ArrayLike, B: ArrayLike | None = None) -> None:
         if not isinstance(kernel, (ProductKernel, Matern, SumKernel)):
             raise TypeError(f"CoalitionGrams supports product kernels, sums of them and Matern; "
                             f"got {kernel!r}")

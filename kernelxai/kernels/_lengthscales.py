@@ -11,10 +11,14 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validation import check_matrix, check_rng
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["check_lengthscale", "median_heuristic", "as_lengthscale"]
 
@@ -31,7 +35,8 @@ def check_lengthscale(lengthscale, name="lengthscale") -> float | np.ndarray:
     return float(ls) if ls.ndim == 0 else ls
 
 
-def median_heuristic(X, *, pooled=False, max_samples=1000, seed=0) -> np.ndarray | float:
+def median_heuristic(X: ArrayLike, *, pooled: bool = False, max_samples: int = 1000,
+                     seed: int | np.random.Generator | None = 0) -> np.ndarray | float:
     """Lengthscales by the median heuristic.
 
     Parameters
@@ -93,7 +98,7 @@ def median_heuristic(X, *, pooled=False, max_samples=1000, seed=0) -> np.ndarray
     return scales
 
 
-def as_lengthscale(value, X) -> float | np.ndarray:
+def as_lengthscale(value: str | float | ArrayLike | None, X: ArrayLike) -> float | np.ndarray:
     """``"median"`` or None -> median heuristic on X; a number or array -> validated.
 
     Parameters

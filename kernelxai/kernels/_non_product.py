@@ -22,11 +22,17 @@ to the models, value functions and estimators.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._lengthscales import check_lengthscale
 from ._product_kernels import Kernel, ProductKernel, gram_block_elements, subset_indices
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["Matern", "SumKernel", "Linear"]
 
@@ -84,7 +90,7 @@ class Matern(Kernel):
     is_product = False
     NUS = (0.5, 1.5, 2.5)
 
-    def __init__(self, lengthscale=1.0, nu=1.5):
+    def __init__(self, lengthscale: float | ArrayLike = 1.0, nu: float = 1.5) -> None:
         try:
             nu_value = None if isinstance(nu, bool) else float(nu)
         except (TypeError, ValueError):
@@ -96,13 +102,13 @@ class Matern(Kernel):
         self.lengthscale = check_lengthscale(lengthscale)
         self.n_features = None if isinstance(self.lengthscale, float) else len(self.lengthscale)
 
-    def scales(self, d) -> np.ndarray:
+    def scales(self, d: int) -> np.ndarray:
         """The lengthscale of each of ``d`` features (the coalition Gram caches scale coordinates by it)."""
         if isinstance(self.lengthscale, float):
             return np.full(d, self.lengthscale)
         return self.lengthscale
 
-    def profile(self, r) -> np.ndarray:
+    def profile(self, r: np.ndarray) -> np.ndarray:
         r""":math:`\kappa_\nu(r)` of scaled distances ``r`` elementwise (the coalition Gram caches form K_S with it)."""
         if self.nu == 0.5:
             return np.exp(-r)
@@ -126,7 +132,8 @@ class Matern(Kernel):
         out = np.where(np.isfinite(out), out, 0.0)
         return np.where(positive, out, 1.0)
 
-    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
+    def gram(self, A: ArrayLike, B: ArrayLike | None = None, subset: ArrayLike | None = None,
+             max_elements: int | None = None) -> np.ndarray:
         r"""Gram matrix of :math:`k_S`, the Matern kernel on the coordinates in ``subset``.
 
         ``subset`` is a boolean mask of length d or a list of feature indices
@@ -153,7 +160,7 @@ class Matern(Kernel):
             out[start:start + step] = self.profile(r)
         return out
 
-    def restrict(self, features) -> Matern:
+    def restrict(self, features: Sequence[int]) -> Matern:
         r""":math:`k_S`: the Matern kernel of the same :math:`\nu` on the columns ``features``."""
         feats = [int(j) for j in features]
         if isinstance(self.lengthscale, float):
@@ -219,7 +226,7 @@ class SumKernel(Kernel):
     #: the value functions split expansions with this kernel into product-kernel expansions
     is_sum_of_products = True
 
-    def __init__(self, terms):
+    def __init__(self, terms: Iterable[tuple[float, Kernel]]) -> None:
         terms = list(terms)
         if not terms:
             raise ValueError("SumKernel needs at least one (weight, kernel) term; got none")
@@ -244,7 +251,8 @@ class SumKernel(Kernel):
         self.terms = checked
         self.n_features = sizes.pop() if sizes else None
 
-    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
+    def gram(self, A: ArrayLike, B: ArrayLike | None = None, subset: ArrayLike | None = None,
+             max_elements: int | None = None) -> np.ndarray:
         r"""Gram matrix :math:`\sum_r c_r K_{r,S}(A, B)` of the coalition ``subset`` (default all features)."""
         A, B = self._check_pair(A, B)
         out = np.zeros((A.shape[0], B.shape[0]))
@@ -253,7 +261,8 @@ class SumKernel(Kernel):
                 out += weight * kern.gram(A, B, subset, max_elements=max_elements)
         return out
 
-    def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
+    def coalition_gram(self, A: ArrayLike, B: ArrayLike | None = None, subset: ArrayLike | None = None,
+                       max_elements: int | None = None) -> np.ndarray:
         A, B = self._check_pair(A, B)
         out = np.zeros((A.shape[0], B.shape[0]))
         for weight, kern in self.terms:
@@ -261,7 +270,7 @@ class SumKernel(Kernel):
                 out += weight * kern.coalition_gram(A, B, subset, max_elements=max_elements)
         return out
 
-    def restrict(self, features) -> SumKernel:
+    def restrict(self, features: Sequence[int]) -> SumKernel:
         r""":math:`k_S = \sum_r c_r k_{r,S}` on the columns ``features``."""
         return SumKernel([(w, kern.restrict(features)) for w, kern in self.terms])
 
@@ -295,10 +304,11 @@ class Linear(Kernel):
 
     is_product = False
 
-    def __init__(self):
+    def __init__(self) -> None:
         pass
 
-    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
+    def gram(self, A: ArrayLike, B: ArrayLike | None = None, subset: ArrayLike | None = None,
+             max_elements: int | None = None) -> np.ndarray:
         r""":math:`A_S B_S^\top` on the coordinates in ``subset`` (default all; the empty subset gives zeros)."""
         A, B = self._check_pair(A, B)
         feats = subset_indices(subset, A.shape[1])
@@ -306,7 +316,7 @@ class Linear(Kernel):
             return A @ B.T
         return A[:, feats] @ B[:, feats].T
 
-    def restrict(self, features) -> Linear:
+    def restrict(self, features: Sequence[int]) -> Linear:
         return Linear()
 
     def __repr__(self):

@@ -38,7 +38,9 @@ from .._validation import check_matrix
 from ._lengthscales import check_lengthscale
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator, Sequence
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["BLOCK_SHARE", "FACTOR_OPS", "gram_block_elements", "check_pair", "subset_indices", "Kernel",
            "ProductKernel", "RBF", "Laplace", "Cauchy", "Categorical", "Product", "Constant", "ProductOf"]
@@ -108,18 +110,19 @@ class Kernel:
     #: number of features the kernel is tied to (per-feature parameters), or None
     n_features = None
 
-    def gram(self, A, B=None) -> np.ndarray:
+    def gram(self, A: ArrayLike, B: ArrayLike | None = None) -> np.ndarray:
         r"""The Gram matrix :math:`K_{ab} = k(A_a, B_b)` of the rows of ``A`` and ``B``."""
         raise NotImplementedError
 
     def __call__(self, A, B=None):
         return self.gram(A, B)
 
-    def restrict(self, features) -> Kernel:
+    def restrict(self, features: Sequence[int]) -> Kernel:
         """The kernel of the same form acting on the columns ``features`` only."""
         raise NotImplementedError
 
-    def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
+    def coalition_gram(self, A: ArrayLike, B: ArrayLike | None = None, subset: ArrayLike | None = None,
+                       max_elements: int | None = None) -> np.ndarray:
         r""":math:`K_S(A, B)` for one coalition, by the fastest route this kernel has.
 
         The default is :meth:`gram`. Kernels with a faster, slightly less
@@ -157,7 +160,8 @@ class ProductKernel(Kernel):
     is_product = True
 
     # ---------------------------------------------------------------- public
-    def feature_grams(self, A, B=None, features=None, *, check=True) -> np.ndarray:
+    def feature_grams(self, A: ArrayLike, B: ArrayLike | None = None, features: Sequence[int] | None = None, *,
+                      check: bool = True) -> np.ndarray:
         r"""Per-feature Gram tensor :math:`G_{abj} = k_j(A_{aj}, B_{bj})`.
 
         Parameters
@@ -182,7 +186,8 @@ class ProductKernel(Kernel):
         feats = self._features(A.shape[1], features)
         return self._block(A, B, feats)
 
-    def iter_feature_grams(self, A, B=None, features=None, max_elements=None) -> Iterator[tuple[slice, np.ndarray]]:
+    def iter_feature_grams(self, A: ArrayLike, B: ArrayLike | None = None, features: Sequence[int] | None = None,
+                           max_elements: int | None = None) -> Iterator[tuple[slice, np.ndarray]]:
         """Yield ``(rows, G_block)`` with G_block = feature_grams(A[rows], B, features).
 
         Blocks hold at most about ``max_elements`` numbers.
@@ -194,7 +199,8 @@ class ProductKernel(Kernel):
             rows = slice(start, min(A.shape[0], start + step))
             yield rows, self._block(A[rows], B, feats)
 
-    def gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
+    def gram(self, A: ArrayLike, B: ArrayLike | None = None, subset: ArrayLike | None = None,
+             max_elements: int | None = None) -> np.ndarray:
         """Gram matrix of the coalition ``subset`` (default all features).
 
         ``subset`` is a boolean mask of length d or a list of feature indices;
@@ -216,7 +222,7 @@ class ProductKernel(Kernel):
                 block *= self._block(A[rows], B, [j])[:, :, 0]
         return out
 
-    def restrict(self, features) -> ProductKernel:
+    def restrict(self, features: Sequence[int]) -> ProductKernel:
         """The product of the factors of ``features`` only, as a kernel on those columns."""
         raise NotImplementedError
 
@@ -237,7 +243,7 @@ class ProductKernel(Kernel):
 class _Stationary(ProductKernel):
     """Product of one-dimensional stationary kernels k_j(r) with lengthscales l_j."""
 
-    def __init__(self, lengthscale=1.0):
+    def __init__(self, lengthscale: float | ArrayLike = 1.0) -> None:
         self.lengthscale = check_lengthscale(lengthscale)
         self.n_features = None if isinstance(self.lengthscale, float) else len(self.lengthscale)
 
@@ -262,7 +268,7 @@ class _Stationary(ProductKernel):
         """:meth:`_profile` allowed to overwrite ``r`` (a fresh float array); subclasses save passes."""
         return self._profile(r)
 
-    def restrict(self, features) -> Self:
+    def restrict(self, features: Sequence[int]) -> Self:
         feats = [int(j) for j in features]
         if isinstance(self.lengthscale, float):
             return type(self)(self.lengthscale)
@@ -325,7 +331,8 @@ class RBF(_Stationary):
         diff *= -0.5 / (scales * scales)
         return np.exp(diff, out=diff)
 
-    def coalition_gram(self, A, B=None, subset=None, max_elements=None) -> np.ndarray:
+    def coalition_gram(self, A: ArrayLike, B: ArrayLike | None = None, subset: ArrayLike | None = None,
+                       max_elements: int | None = None) -> np.ndarray:
         r""":math:`K_S(A, B) = \exp(-\|a_S - b_S\|^2_l / 2)` with the squared distances from one matrix product.
 
         :math:`\|a - b\|^2 = \|a\|^2 + \|b\|^2 - 2 a^\top b` on lengthscale-scaled
@@ -434,13 +441,13 @@ class Categorical(ProductKernel):
            [0., 0., 1.]])
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         pass
 
     def _block(self, A, B, feats):
         return (A[:, None, feats] == B[None, :, feats]).astype(float)
 
-    def restrict(self, features) -> Categorical:
+    def restrict(self, features: Sequence[int]) -> Categorical:
         return Categorical()
 
     def __repr__(self):
@@ -479,7 +486,7 @@ class Product(ProductKernel):
            [0.    , 0.    , 1.    ]])
     """
 
-    def __init__(self, parts):
+    def __init__(self, parts: Iterable[tuple[ProductKernel, Sequence[int]]]) -> None:
         parts = [(kern, [int(j) for j in cols]) for kern, cols in parts]
         for kern, cols in parts:
             if not isinstance(kern, ProductKernel):
@@ -510,7 +517,7 @@ class Product(ProductKernel):
             out[:, :, where] = kern.feature_grams(sub_a, sub_b, self._local[feats[where]].tolist(), check=False)
         return out
 
-    def restrict(self, features) -> Product:
+    def restrict(self, features: Sequence[int]) -> Product:
         feats = [int(j) for j in features]
         parts = []
         for kern, cols in self.parts:
@@ -544,13 +551,13 @@ class Constant(ProductKernel):
            [0.6642, 2.5   ]])
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         pass
 
     def _block(self, A, B, feats):
         return np.ones((A.shape[0], B.shape[0], len(feats)))
 
-    def restrict(self, features) -> Constant:
+    def restrict(self, features: Sequence[int]) -> Constant:
         return Constant()
 
     def __repr__(self):
@@ -591,7 +598,7 @@ class ProductOf(ProductKernel):
     True
     """
 
-    def __init__(self, kernels):
+    def __init__(self, kernels: Iterable[ProductKernel]) -> None:
         kernels = list(kernels)
         if not kernels:
             raise ValueError("ProductOf needs at least one kernel; got none")
@@ -612,7 +619,7 @@ class ProductOf(ProductKernel):
             out = out * kern.feature_grams(A, B, feats, check=False)
         return out
 
-    def restrict(self, features) -> ProductOf:
+    def restrict(self, features: Sequence[int]) -> ProductOf:
         return ProductOf([kern.restrict(features) for kern in self.kernels])
 
     def __repr__(self):

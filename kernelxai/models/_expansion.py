@@ -8,6 +8,8 @@ the value functions only ever see a KernelExpansion.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._config import working_elements
@@ -20,6 +22,11 @@ from .._validation import (
     feature_names_of,
 )
 from ..kernels import Kernel
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["KernelExpansion"]
 
@@ -82,8 +89,9 @@ class KernelExpansion:
     (2, 2)
     """
 
-    def __init__(self, X_train, alpha, kernel, intercept=0.0, feature_names=None, *,
-                 holds_training_inputs=True, source=None):
+    def __init__(self, X_train: ArrayLike, alpha: ArrayLike, kernel: Kernel, intercept: float = 0.0,
+                 feature_names: Sequence[str] | None = None, *, holds_training_inputs: bool = True,
+                 source: str | None = None) -> None:
         if not isinstance(kernel, Kernel):
             raise TypeError(
                 f"kernel must be a kernelxai kernel (e.g. kx.kernels.RBF); got {type(kernel).__name__}"
@@ -122,12 +130,12 @@ class KernelExpansion:
     def n_features(self) -> int:
         return self.X_train.shape[1]
 
-    def check_X(self, X, name="X") -> np.ndarray:
+    def check_X(self, X: ArrayLike, name: str = "X") -> np.ndarray:
         """Validate points against the model's feature count and, for a DataFrame, its feature names."""
         check_feature_names(X, feature_names_in(self), name)
         return check_matrix(X, name, n_features=self.n_features, allow_1d=True)
 
-    def predict(self, X, max_elements=None) -> np.ndarray:
+    def predict(self, X: ArrayLike, max_elements: int | None = None) -> np.ndarray:
         """:math:`f(X)`, evaluated in row blocks of about ``max_elements`` numbers (default: from the config)."""
         X = self.check_X(X)
         out = np.empty(X.shape[0])

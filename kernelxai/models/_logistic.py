@@ -7,6 +7,8 @@ parameter. Hands on a fitted :class:`KernelLogisticRegression` whose logit is a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -22,6 +24,11 @@ from ._estimation import (
     validate_data,
 )
 from ._expansion import KernelExpansion
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..kernels import Kernel
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -91,8 +98,9 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     (3, 2)
     """
 
-    def __init__(self, kernel=None, lam=None, *, lams=None, cv=3, cv_max_samples=1500,
-                 random_state=0, max_iter=100, tol=1e-8):
+    def __init__(self, kernel: Kernel | None = None, lam: float | None = None, *, lams: ArrayLike | None = None,
+                 cv: int = 3, cv_max_samples: int = 1500, random_state: int | np.random.Generator | None = 0,
+                 max_iter: int = 100, tol: float = 1e-8) -> None:
         self.kernel = kernel
         self.lam = lam
         self.lams = lams
@@ -102,7 +110,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X, y) -> KernelLogisticRegression:
+    def fit(self, X: ArrayLike, y: ArrayLike) -> KernelLogisticRegression:
         X, y = validate_data(self, X, y)
         check_min_samples(X, "KernelLogisticRegression")
         from sklearn.utils.multiclass import check_classification_targets
@@ -151,17 +159,17 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.cv_scores_ = loss / len(Xs)
         return float(grid[int(np.argmin(loss))])
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """The logit f(x) (positive: classes_[1])."""
         check_is_fitted(self, "expansion_")
         X = validate_data(self, X, reset=False)
         return self.expansion_.predict(X)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         p = expit(self.decision_function(X))
         return np.column_stack([1 - p, p])
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
 

@@ -8,6 +8,8 @@ a fitted :class:`KernelRidge` whose model is a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy import linalg as sla
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -24,6 +26,11 @@ from ._estimation import (
     validate_data,
 )
 from ._expansion import KernelExpansion
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..kernels import Kernel
 
 __all__ = ["KernelRidge", "loo_scores", "DEFAULT_LAMBDAS"]
 
@@ -81,14 +88,15 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     (3, 2)
     """
 
-    def __init__(self, kernel=None, lam=None, *, lams=None, cv_max_samples=1500, random_state=0):
+    def __init__(self, kernel: Kernel | None = None, lam: float | None = None, *, lams: ArrayLike | None = None,
+                 cv_max_samples: int = 1500, random_state: int | np.random.Generator | None = 0) -> None:
         self.kernel = kernel
         self.lam = lam
         self.lams = lams
         self.cv_max_samples = cv_max_samples
         self.random_state = random_state
 
-    def fit(self, X, y) -> KernelRidge:
+    def fit(self, X: ArrayLike, y: ArrayLike) -> KernelRidge:
         X, y = validate_data(self, X, y, y_numeric=True)
         check_min_samples(X, "KernelRidge")
         y = np.asarray(y, dtype=float)
@@ -109,7 +117,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.expansion_ = KernelExpansion(X, alpha, kernel, b, feature_names=fitted_feature_names(self))
         return self
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         check_is_fitted(self, "expansion_")
         X = validate_data(self, X, reset=False)
         return self.expansion_.predict(X)
@@ -125,7 +133,7 @@ def _ridge_with_intercept(K, y, lam):
     return sol[:, 0] - b * sol[:, 1], b
 
 
-def loo_scores(K, y, grid) -> np.ndarray:
+def loo_scores(K: np.ndarray, y: np.ndarray, grid: ArrayLike) -> np.ndarray:
     r"""Closed-form leave-one-out mean squared error of :class:`KernelRidge` for each lam.
 
     The fit is penalised least squares, so the leave-one-out residual is

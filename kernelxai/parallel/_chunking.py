@@ -141,7 +141,7 @@ def effective_n_jobs(n_jobs=None) -> int:
     return int(joblib.effective_n_jobs(check_n_jobs(n_jobs)))
 
 
-def row_chunks(n_rows, rows_per_chunk) -> list[slice]:
+def row_chunks(n_rows: int, rows_per_chunk: int) -> list[slice]:
     """Consecutive slices of ``rows_per_chunk`` rows (the last one shorter) covering ``n_rows``.
 
     Parameters
@@ -203,8 +203,8 @@ def one_chunk(n_rows, flops_all, bytes_all=0.0, chunk_seconds=CHUNK_SECONDS) -> 
     return bool(fits and float(bytes_all) <= config["max_memory"] / 2)
 
 
-def plan_rows(n_rows, flops_all, flops_one, bytes_all=0.0, bytes_one=0.0,
-              chunk_seconds=CHUNK_SECONDS) -> int:
+def plan_rows(n_rows: int, flops_all: float, flops_one: float, bytes_all: float = 0.0, bytes_one: float = 0.0,
+              chunk_seconds: float = CHUNK_SECONDS) -> int:
     """Rows per chunk from the cost of all ``n_rows`` rows and of one row.
 
     Parameters

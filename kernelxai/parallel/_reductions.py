@@ -12,12 +12,19 @@ import contextlib
 import math
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..estimators._common import progress_bar
 from ._chunking import check_n_jobs, row_chunks
 from ._runner import in_order, inside_chunk, n_rows
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["PART_FLOPS", "MIN_PART_ROWS", "reduction_jobs", "part_rows", "reduce_rows"]
 
@@ -98,7 +105,8 @@ def part_rows(row_flops) -> int:
     return max(MIN_PART_ROWS, math.ceil(PART_FLOPS / row_flops))
 
 
-def reduce_rows(fn, X, *, shared=None, row_flops=1.0, progress=None, desc="rows", fresh=False) -> np.ndarray:
+def reduce_rows(fn: Callable[..., np.ndarray], X: ArrayLike, *, shared: Any = None, row_flops: float = 1.0,
+                progress: bool | None = None, desc: str = "rows", fresh: bool = False) -> np.ndarray:
     """The sum of ``fn(shared, X[part])`` over consecutive parts of the rows of ``X``.
 
     A reduction over many rows -- the mean embeddings of a background of 10^6 rows --

@@ -21,6 +21,9 @@ from ..estimators._common import progress_bar
 from ._chunking import check_n_jobs, check_rows_per_chunk, row_chunks
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     import pandas as pd
 
 __all__ = ["Shipped", "inside_chunk", "n_rows", "take_rows", "execution", "run_rows", "in_order"]
@@ -75,7 +78,7 @@ class Shipped:
     2048
     """
 
-    def __init__(self, value):
+    def __init__(self, value: Any) -> None:
         self.value = value
         self._size = max(2048, _nbytes(value) + 1024)
 
@@ -234,8 +237,9 @@ def _cpus():
         return max(1, os.cpu_count() or 1)
 
 
-def run_rows(fn, X, *, shared=None, n_jobs=None, rows_per_chunk=None, progress=None,
-             desc="rows", config=None) -> list:
+def run_rows(fn: Callable[..., Any], X: Any, *, shared: Any = None, n_jobs: int | None = None,
+             rows_per_chunk: int | None = None, progress: bool | None = None, desc: str = "rows",
+             config: dict[str, Any] | None = None) -> list:
     """``fn(shared, X[rows])`` for consecutive chunks of rows, run with joblib; results in order.
 
     Parameters

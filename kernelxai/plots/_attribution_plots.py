@@ -23,12 +23,16 @@ from ._plot_style import (
 )
 
 if TYPE_CHECKING:
+    import shap
     from matplotlib.axes import Axes
+
+    from ..explanation import Explanation
 
 __all__ = ["bar", "waterfall", "beeswarm", "dependence"]
 
 
-def bar(expl, *, ax=None, max_display=12, title=None, output=None) -> Axes:
+def bar(expl: Explanation | shap.Explanation, *, ax: Axes | None = None, max_display: int = 12,
+        title: str | None = None, output: str | int | None = None) -> Axes:
     """Bar chart of attributions.
 
     Parameters
@@ -119,7 +123,8 @@ def _feature_label(name, datum):
         return f"{name} = {datum}"
 
 
-def waterfall(expl, *, ax=None, max_display=10, title=None, output=None) -> Axes:
+def waterfall(expl: Explanation | shap.Explanation, *, ax: Axes | None = None, max_display: int = 10,
+              title: str | None = None, output: str | int | None = None) -> Axes:
     """Waterfall of one instance: from the base value to the explained output.
 
     Parameters
@@ -253,7 +258,9 @@ def _fit_texts(ax, texts, rounds=8):
         ax.set_xlim(min(a, need_a), max(b, need_b))
 
 
-def beeswarm(expl, *, ax=None, max_display=12, title=None, cmap="coolwarm", seed=0, output=None) -> Axes:
+def beeswarm(expl: Explanation | shap.Explanation, *, ax: Axes | None = None, max_display: int = 12,
+             title: str | None = None, cmap: str = "coolwarm", seed: int | np.random.Generator | None = 0,
+             output: str | int | None = None) -> Axes:
     """Beeswarm of many instances: one row per feature, colour = feature value.
 
     Parameters
@@ -352,7 +359,8 @@ def _swarm_offsets(phi, rng, width=0.35):
     return rng.uniform(-1, 1, len(phi)) * spread
 
 
-def dependence(expl, feature, *, ax=None, color_by=None, title=None, output=None) -> Axes:
+def dependence(expl: Explanation | shap.Explanation, feature: str | int, *, ax: Axes | None = None,
+               color_by: str | int | None = None, title: str | None = None, output: str | int | None = None) -> Axes:
     """Shapley value of ``feature`` against its value, one point per instance.
 
     ``color_by`` colours the points by another feature's value (a name or a

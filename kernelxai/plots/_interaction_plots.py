@@ -24,7 +24,10 @@ from ._plot_style import (
 )
 
 if TYPE_CHECKING:
+    import shap
     from matplotlib.axes import Axes
+
+    from ..explanation import Explanation
 
 __all__ = ["interaction_heatmap", "interaction_network", "strongest_interaction"]
 
@@ -45,8 +48,9 @@ def _interaction_matrix(expl, row):
     return block[row], f"instance {row}", row
 
 
-def interaction_heatmap(expl, row=None, *, ax=None, title=None, annotate=None, max_display=20,
-                        output=None) -> Axes:
+def interaction_heatmap(expl: Explanation | shap.Explanation, row: int | None = None, *, ax: Axes | None = None,
+                        title: str | None = None, annotate: bool | None = None, max_display: int = 20,
+                        output: str | int | None = None) -> Axes:
     """Heatmap of the pairwise interactions, with feature names on both axes.
 
     ``row=None`` shows the mean absolute interaction over instances (a global
@@ -136,7 +140,8 @@ def interaction_heatmap(expl, row=None, *, ax=None, title=None, annotate=None, m
     return ax
 
 
-def interaction_network(expl, row=None, *, top=10, ax=None, title=None, output=None) -> Axes:
+def interaction_network(expl: Explanation | shap.Explanation, row: int | None = None, *, top: int = 10,
+                        ax: Axes | None = None, title: str | None = None, output: str | int | None = None) -> Axes:
     """The strongest pairwise interactions as a graph (matplotlib only).
 
     Features sit on a circle; the ``top`` pairs with the largest ``|interaction|``
@@ -223,7 +228,7 @@ def interaction_network(expl, row=None, *, top=10, ax=None, title=None, output=N
     return ax
 
 
-def strongest_interaction(expl, feature) -> int:
+def strongest_interaction(expl: Explanation | shap.Explanation, feature: str | int) -> int:
     """The feature that interacts most with ``feature``: largest mean ``|interaction|`` over instances.
 
     Parameters

@@ -16,12 +16,18 @@ from .._validation import check_rng
 from ._plot_style import as_explanation, feature_index, new_axes, row_position
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import shap
     from matplotlib.axes import Axes
+
+    from ..explanation import Explanation
 
 __all__ = ["kde", "correlation", "dependence_band"]
 
 
-def kde(expl, features=None, *, ax=None, title=None, label=None, output=None) -> Axes:
+def kde(expl: Explanation | shap.Explanation, features: Sequence[str | int] | None = None, *, ax: Axes | None = None,
+        title: str | None = None, label: str | None = None, output: str | int | None = None) -> Axes:
     """Kernel density of the attributions of selected features across instances.
 
     One curve per feature (seaborn's ``kdeplot``); a feature whose attributions are all
@@ -97,7 +103,8 @@ def _zero_variance(variances):
     return variances <= 1e-10 * scale if scale > 0 else np.ones(variances.shape, dtype=bool)
 
 
-def correlation(expl, row=0, *, ax=None, title=None, annotate=None, output=None) -> Axes:
+def correlation(expl: Explanation | shap.Explanation, row: int = 0, *, ax: Axes | None = None, title: str | None = None,
+                annotate: bool | None = None, output: str | int | None = None) -> Axes:
     r"""Heatmap of the correlations between the features' attributions at one point.
 
     The Shapley values of a random function (the posterior of a Gaussian
@@ -211,8 +218,9 @@ def correlation(expl, row=0, *, ax=None, title=None, annotate=None, output=None)
     return ax
 
 
-def dependence_band(expl, feature, *, n_draws=20, seed=0, ax=None, title=None, level=0.95,
-                    output=None) -> Axes:
+def dependence_band(expl: Explanation, feature: str | int, *, n_draws: int = 20,
+                    seed: int | np.random.Generator | None = 0, ax: Axes | None = None, title: str | None = None,
+                    level: float = 0.95, output: str | int | None = None) -> Axes:
     r"""A feature's Shapley value along its values: posterior mean, credible band and draws.
 
     For an Explanation of a random function at many points with the joint

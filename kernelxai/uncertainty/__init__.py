@@ -38,7 +38,12 @@ from ._reference import ReferenceSamplingGame, single_reference, single_referenc
 from ._residuals import MAX_RESIDUAL_PLAYERS, ShapleyResiduals, shapley_residuals, walsh_hadamard
 
 if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy as np
+
     from ..explanation import Explanation
+    from ..games import Game
 
 __all__ = [
     "single_reference",
@@ -65,8 +70,9 @@ def _bayes_options(arguments) -> list[tuple]:
 @parameters("kx.uncertainty.bayes_shap", consumers=_bayes_options, game=PARAMETERS["game"],
             n_samples=Integer(1, none=True), level=Real(0.0, 1.0), seed=Seed(), focused=Boolean(),
             target_width=Real(0.0, none=True))
-def bayes_shap(game, n_samples=None, level=0.95, seed=None, focused=False, target_width=None,
-               **options) -> Explanation:
+def bayes_shap(game: Game, n_samples: int | None = None, level: float = 0.95,
+               seed: int | np.random.Generator | None = None, focused: bool = False, target_width: float | None = None,
+               **options: Any) -> Explanation:
     r"""Bayesian SHAP: Shapley values with credible intervals (Slack et al. 2020).
 
     Coalitions :math:`z` are drawn from the game's Shapley kernel (sizes :math:`s` with

@@ -7,6 +7,8 @@ gives a standard error and a t-interval.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._config import config_context, progress_enabled, working_elements
@@ -27,6 +29,12 @@ from ..games import FunctionGame, Game
 from ..models import as_expansion
 from ..values import Interventional
 from ..values._agnostic import as_predict
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["single_reference", "single_reference_game", "ReferenceSamplingGame",
            "SINGLE_REFERENCE_EXACT_PLAYERS"]
@@ -69,7 +77,8 @@ def _check_points(x, references, feature_names, model=None, name="references"):
 # =========================================================================== #
 @parameters("kx.uncertainty.single_reference_game", predict=Anything(), x=Data(), reference=Data(),
             feature_names=Names(none=True))
-def single_reference_game(predict, x, reference, feature_names=None) -> FunctionGame:
+def single_reference_game(predict: Any, x: ArrayLike, reference: ArrayLike,
+                          feature_names: Sequence[str] | None = None) -> FunctionGame:
     r"""The single-reference game :math:`v_{x,r}(S) = f(x_S, r_{S^c}) - f(r)` (Merrick & Taly 2020; thesis §2.3.2).
 
     Parameters
@@ -131,8 +140,10 @@ def single_reference_game(predict, x, reference, feature_names=None) -> Function
 @parameters("kx.uncertainty.single_reference", predict=Anything(), x=Data(), references=Data(),
             level=Real(0.0, 1.0), method=OneOf("auto", "exact", "permutation"), n_permutations=Integer(1), seed=Seed(),
             feature_names=Names(none=True), max_elements=Integer(1, none=True), progress=Boolean(none=True))
-def single_reference(predict, x, references, level=0.95, *, method="auto", n_permutations=1,
-                     seed=None, feature_names=None, max_elements=None, progress=None) -> Explanation:
+def single_reference(predict: Any, x: ArrayLike, references: ArrayLike, level: float = 0.95, *, method: str = "auto",  # noqa: PLR0913 - keyword options of a public entry point, as scikit-learn's
+                     n_permutations: int = 1, seed: int | np.random.Generator | None = None,
+                     feature_names: Sequence[str] | None = None, max_elements: int | None = None,
+                     progress: bool | None = None) -> Explanation:
     r"""Attributions with standard errors from single-reference games (Merrick & Taly 2020).
 
     For each reference :math:`r_k` the single-reference game
@@ -373,7 +384,8 @@ class ReferenceSamplingGame(Game):
 
     @parameters("kx.uncertainty.ReferenceSamplingGame", predict=Anything(), x=Data(), references=Data(), seed=Seed(),
                 feature_names=Names(none=True))
-    def __init__(self, predict, x, references, seed=None, feature_names=None):
+    def __init__(self, predict: Any, x: ArrayLike, references: ArrayLike, seed: int | np.random.Generator | None = None,
+                 feature_names: Sequence[str] | None = None) -> None:
         self._f = as_predict(predict)
         xs, refs, names, single = _check_points(x, references, feature_names, predict)
         super().__init__(xs.shape[1], names, None if single else xs.shape[0],

@@ -7,6 +7,8 @@ vector measures the interaction the single number hides.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -14,6 +16,12 @@ from .._params import InstanceOf, Integer, parameters
 from .._validation import check_positive_int
 from ..explanation import Explanation
 from ..games import Game, tabulate
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["shapley_residuals", "ShapleyResiduals", "walsh_hadamard", "MAX_RESIDUAL_PLAYERS"]
 
@@ -24,7 +32,7 @@ MAX_RESIDUAL_PLAYERS = 20
 # =========================================================================== #
 # 2. Shapley residuals (Kumar et al. 2020)
 # =========================================================================== #
-def walsh_hadamard(a) -> np.ndarray:
+def walsh_hadamard(a: ArrayLike) -> np.ndarray:
     r"""Unnormalised Walsh-Hadamard transform along axis 0 (length 2**d).
 
     :math:`\hat a(T) = \sum_S (-1)^{|S \cap T|} a(S)`, with :math:`S` and :math:`T` bitmasks (bit :math:`j` =
@@ -148,7 +156,8 @@ class ShapleyResiduals:
     (3, 4)
     """
 
-    def __init__(self, table, transform, player_names, single, meta):
+    def __init__(self, table: np.ndarray, transform: np.ndarray, player_names: Sequence[str], single: bool,
+                 meta: Mapping[str, Any]) -> None:
         self._table = table            # (2**d, n)
         self._hat = transform          # (2**d, n)
         d = table.shape[0].bit_length() - 1
@@ -187,7 +196,7 @@ class ShapleyResiduals:
         self._components = None
 
     # --------------------------------------------------------------- games
-    def component_game(self, i) -> np.ndarray:
+    def component_game(self, i: int) -> np.ndarray:
         r"""The inessential game :math:`v_i` closest to :math:`v` along player i's edges: (2**d,) or (2**d, n).
 
         :math:`v_i(\emptyset) = 0`; :math:`\sum_i v_i = v - v(\emptyset)`.
@@ -206,7 +215,7 @@ class ShapleyResiduals:
             self._components = np.stack([self.component_game(i) for i in range(self.n_players)])
         return self._components
 
-    def residual(self, i) -> np.ndarray:
+    def residual(self, i: int) -> np.ndarray:
         r"""Residual edge vector :math:`r_i = D_i v - D v_i`, shape (d, 2**(d-1)) or (d, 2**(d-1), n).
 
         Entry [j, k] belongs to the edge from S to S + j, where S is the k-th
@@ -261,7 +270,7 @@ class ShapleyResiduals:
 
 @parameters("kx.uncertainty.shapley_residuals", game=InstanceOf((Game,), "a kernelxai Game"),
             max_players=Integer(1))
-def shapley_residuals(game, *, max_players=MAX_RESIDUAL_PLAYERS) -> ShapleyResiduals:
+def shapley_residuals(game: Game, *, max_players: int = MAX_RESIDUAL_PLAYERS) -> ShapleyResiduals:
     r"""Shapley values and Shapley residuals of a game (Kumar et al. 2020).
 
     View the game as a function :math:`v` on the vertices of the hypercube :math:`\{0,1\}^d`,

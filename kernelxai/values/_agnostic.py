@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import numbers
 import weakref
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -38,6 +39,12 @@ from ..estimators._common import progress_iter
 from ..games import Game
 from ..models.convert._converters import refuse_precomputed
 from ._base import ValueFunction, default_background, register
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["Marginal", "GaussianConditional", "MarginalGame", "GaussianConditionalGame"]
 
@@ -230,7 +237,7 @@ class MarginalGame(Game):
     v(empty) = mean f(background) and v(all) = f(x) are computed once.
     """
 
-    def __init__(self, predict, X, background, player_names, *, max_elements=None,
+    def __init__(self, predict, X, background, player_names, *, max_elements=None,  # noqa: PLR0913 - internal game: the arrays its value function checked, handed over once
                  progress=False, meta=None, point_flops=None, timing=None):
         super().__init__(X.shape[1], player_names, len(X), X, meta)
         self.predict, self.X, self.background = predict, X, background
@@ -395,8 +402,9 @@ class Marginal(ModelCalls):
 
     name = "marginal (model calls)"
 
-    def __init__(self, model, background=None, *, groups=None, group_names=None,
-                 max_elements=None, progress=False):
+    def __init__(self, model: Any, background: ArrayLike | None = None, *,
+                 groups: Sequence[Sequence[int | str]] | None = None, group_names: Sequence[str] | None = None,
+                 max_elements: int | None = None, progress: bool = False) -> None:
         self.background = self._take_model(model, background, "background", groups=groups,
                                            group_names=group_names, max_elements=max_elements,
                                            progress=progress)
@@ -428,7 +436,7 @@ class GaussianConditionalGame(Game):
     not swamped by independent noise. v(empty) = mean f(data), v(all) = f(x).
     """
 
-    def __init__(self, predict, X, mean, cov, f_data_mean, normals, player_names, *,
+    def __init__(self, predict, X, mean, cov, f_data_mean, normals, player_names, *,  # noqa: PLR0913 - internal game: the arrays its value function checked, handed over once
                  max_elements=None, progress=False, meta=None, point_flops=None):
         super().__init__(X.shape[1], player_names, len(X), X, meta)
         self.predict, self.X, self.mean, self.cov = predict, X, mean, cov
@@ -520,8 +528,10 @@ class GaussianConditional(ModelCalls):
 
     name = "Gaussian conditional (Monte Carlo)"
 
-    def __init__(self, model, data=None, *, n_samples=200, sample_seed=0, groups=None,
-                 group_names=None, max_elements=None, progress=False):
+    def __init__(self, model: Any, data: ArrayLike | None = None, *, n_samples: int = 200,
+                 sample_seed: int | np.random.Generator | None = 0, groups: Sequence[Sequence[int | str]] | None = None,
+                 group_names: Sequence[str] | None = None, max_elements: int | None = None,
+                 progress: bool = False) -> None:
         self.data = self._take_model(model, data, "data", groups=groups, group_names=group_names,
                                      max_elements=max_elements, progress=progress)
         self.n_samples = check_positive_int(n_samples, "n_samples")

@@ -38,7 +38,8 @@ from ._base import SMALL_TERMS, ValueFunction, register
 from ._interventional import SumOfKernelGames, split_sum_expansion
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
+    from typing import Any
 
 __all__ = ["FunctionalBaseline", "FunctionalBaselineGame"]
 
@@ -242,7 +243,8 @@ class FunctionalBaseline(ValueFunction):
 
     name = "functional baseline (PKeX Def. 1)"
 
-    def __init__(self, model, normalize=False, groups=None, group_names=None):
+    def __init__(self, model: Any, normalize: bool = False, groups: Sequence[Sequence[int | str]] | None = None,
+                 group_names: Sequence[str] | None = None) -> None:
         self.model = as_expansion(model)
         kernel = self.model.kernel
         if not (getattr(kernel, "is_product", False) or getattr(kernel, "is_sum_of_products", False)):

@@ -47,6 +47,7 @@ by ``rvinecopulib`` (R) and ``pyvinecopulib`` (Python). Notebook
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -57,6 +58,12 @@ from ..estimators._common import progress_iter
 from ..games import Game
 from ._agnostic import ModelCalls, check_max_elements, check_points
 from ._base import register
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["GaussianCopula", "Empirical", "GaussianCopulaGame", "EmpiricalGame",
            "conditional_gaussian_blocks", "normal_scores", "empirical_quantiles"]
@@ -234,7 +241,7 @@ class GaussianCopulaGame(_ModelCallGame):
     fixed when the game is made (common random numbers).
     """
 
-    def __init__(self, predict, X, sorted_data, score_mean, score_sd, score_corr, normals,
+    def __init__(self, predict, X, sorted_data, score_mean, score_sd, score_corr, normals,  # noqa: PLR0913 - internal game: the arrays its value function checked, handed over once
                  f_data_mean, player_names, *, quantile_method="linear", max_elements=None,
                  progress=False, meta=None, point_flops=None):
         super().__init__(predict, X, f_data_mean, player_names, max_elements=max_elements,
@@ -334,8 +341,10 @@ class GaussianCopula(ModelCalls):
 
     name = "Gaussian copula (Monte Carlo)"
 
-    def __init__(self, model, data=None, *, n_samples=200, sample_seed=0, quantile_method="linear",
-                 groups=None, group_names=None, max_elements=None, progress=False):
+    def __init__(self, model: Any, data: ArrayLike | None = None, *, n_samples: int = 200,  # noqa: PLR0913 - options of a public value function, one keyword each as scikit-learn's
+                 sample_seed: int | np.random.Generator | None = 0, quantile_method: str = "linear",
+                 groups: Sequence[Sequence[int | str]] | None = None, group_names: Sequence[str] | None = None,
+                 max_elements: int | None = None, progress: bool = False) -> None:
         self.data = self._take_model(model, data, "data", groups=groups, group_names=group_names,
                                      max_elements=max_elements, progress=progress)
         self.n_samples = check_positive_int(n_samples, "n_samples")
@@ -369,7 +378,7 @@ class EmpiricalGame(_ModelCallGame):
     Deterministic: no random draws.
     """
 
-    def __init__(self, predict, X, data, sd, corr, bandwidth, weight_share, n_samples, f_data_mean,
+    def __init__(self, predict, X, data, sd, corr, bandwidth, weight_share, n_samples, f_data_mean,  # noqa: PLR0913 - internal game: the arrays its value function checked, handed over once
                  player_names, *, max_elements=None, progress=False, meta=None, point_flops=None):
         super().__init__(predict, X, f_data_mean, player_names, max_elements=max_elements,
                          progress=progress, meta=meta, point_flops=point_flops)
@@ -493,8 +502,10 @@ class Empirical(ModelCalls):
 
     name = "empirical (kernel-weighted background rows)"
 
-    def __init__(self, model, data=None, *, bandwidth=0.1, weight_share=0.95, n_samples=1000,
-                 groups=None, group_names=None, max_elements=None, progress=False):
+    def __init__(self, model: Any, data: ArrayLike | None = None, *, bandwidth: float = 0.1, weight_share: float = 0.95,  # noqa: PLR0913 - options of a public value function, one keyword each as scikit-learn's
+                 n_samples: int = 1000, groups: Sequence[Sequence[int | str]] | None = None,
+                 group_names: Sequence[str] | None = None, max_elements: int | None = None,
+                 progress: bool = False) -> None:
         self.bandwidth = _check_bandwidth(bandwidth)
         self.weight_share = _check_fraction(weight_share, "weight_share")
         self.n_samples = check_positive_int(n_samples, "n_samples")

@@ -53,7 +53,10 @@ from ._base import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["Interventional", "InterventionalGame", "SumOfKernelGames", "split_sum_expansion",
            "linear_interventional_game"]
@@ -629,8 +632,9 @@ class Interventional(ValueFunction, EmbeddingValueFunction):
 
     name = "interventional (KME)"
 
-    def __init__(self, model, background=None, *, groups=None, group_names=None,
-                 max_elements=None, progress=False):
+    def __init__(self, model: Any, background: ArrayLike | None = None, *,
+                 groups: Sequence[Sequence[int | str]] | None = None, group_names: Sequence[str] | None = None,
+                 max_elements: int | None = None, progress: bool = False) -> None:
         self.model = as_expansion(model)
         bg = default_background(self.model, background)
         self.background = check_background(bg, self.model.n_features,

@@ -30,7 +30,12 @@ from .._calibration import Work, arithmetic_passes, kernel_factors
 from ..games import UnitAbsentGame
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping, Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from ..kernels import Kernel
 
 __all__ = ["MMDGame", "HSICGame", "BLOCK_ELEMENTS"]
 
@@ -89,7 +94,8 @@ class MMDGame(UnitAbsentGame):
     array([[ 0.3414, -0.0686]])
     """
 
-    def __init__(self, X, Z, kernel, unbiased=True, player_names=None, meta=None):
+    def __init__(self, X: ArrayLike, Z: ArrayLike, kernel: Kernel, unbiased: bool = True,
+                 player_names: Sequence[str] | None = None, meta: Mapping[str, Any] | None = None) -> None:
         super().__init__(n_players=X.shape[1], n_instances=1, player_names=player_names, meta=meta)
         self.X, self.Z, self.kernel, self.unbiased = X, Z, kernel, bool(unbiased)
         self.U = np.vstack([X, Z])
@@ -109,7 +115,7 @@ class MMDGame(UnitAbsentGame):
         pairs = len(self.U) ** 2 / 2.0
         return Work(flops=kernel_factors(pairs * self.n_players) + arithmetic_passes(6.0 * pairs * self.n_players))
 
-    def iter_terms(self, max_elements=BLOCK_ELEMENTS) -> Iterator[tuple]:
+    def iter_terms(self, max_elements: int = BLOCK_ELEMENTS) -> Iterator[tuple]:
         U, N, d = self.U, len(self.U), self.n_players
         for r0, r1 in _pair_blocks(N, N - 0, d, max_elements):
             keep = _upper_mask(r0, r1, N, include_diagonal=not self.unbiased)
@@ -160,8 +166,9 @@ class HSICGame(UnitAbsentGame):
     array([[0.0139, 0.0018]])
     """
 
-    def __init__(self, A, B, kernel_a, kernel_b, player_names=None, meta=None,
-                 max_elements=BLOCK_ELEMENTS):
+    def __init__(self, A: ArrayLike, B: ArrayLike, kernel_a: Kernel, kernel_b: Kernel,
+                 player_names: Sequence[str] | None = None, meta: Mapping[str, Any] | None = None,
+                 max_elements: int = BLOCK_ELEMENTS) -> None:
         super().__init__(n_players=A.shape[1], n_instances=1, player_names=player_names, meta=meta)
         self.A, self.B, self.kernel_a, self.kernel_b = A, B, kernel_a, kernel_b
         n = len(A)
@@ -181,7 +188,7 @@ class HSICGame(UnitAbsentGame):
         sides = self.n_players + np.shape(self.B)[1] if np.ndim(self.B) == 2 else self.n_players + 1
         return Work(flops=kernel_factors(pairs * sides) + arithmetic_passes(6.0 * pairs * (self.n_players + 1)))
 
-    def iter_terms(self, max_elements=BLOCK_ELEMENTS) -> Iterator[tuple]:
+    def iter_terms(self, max_elements: int = BLOCK_ELEMENTS) -> Iterator[tuple]:
         A, n, d = self.A, len(self.A), self.n_players
         scale = 1.0 / (n - 1) ** 2
         for r0, r1 in _pair_blocks(n, n, d, max_elements):

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import linalg as sla
@@ -65,6 +66,12 @@ from ._base import (
     distinct_coalition_weights,
     register,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["Observational", "ObservationalGame"]
 
@@ -108,7 +115,7 @@ class ObservationalGame(Game, LinearInCoefficients):
     or an array of Nystrom landmark points.
     """
 
-    def __init__(self, expansion, background, X, player_names, *, eta, form, landmarks=None,
+    def __init__(self, expansion, background, X, player_names, *, eta, form, landmarks=None,  # noqa: PLR0913 - internal game: the arrays its value function checked, handed over once
                  max_elements=None, progress=False):
         meta = {"value_function": "observational", "kernel": repr(expansion.kernel), "eta": eta,
                 "form": form, "n_background": len(background),
@@ -643,9 +650,11 @@ class Observational(ValueFunction, EmbeddingValueFunction):
 
     name = "observational (CME)"
 
-    def __init__(self, model, background=None, eta=1e-3, *, landmarks=None, form="auto",
-                 landmark_seed=0, groups=None, group_names=None, max_elements=None,
-                 progress=False):
+    def __init__(self, model: Any, background: ArrayLike | None = None, eta: float = 1e-3, *,  # noqa: PLR0913 - options of a public value function, one keyword each as scikit-learn's
+                 landmarks: int | ArrayLike | None = None, form: str = "auto",
+                 landmark_seed: int | np.random.Generator | None = 0,
+                 groups: Sequence[Sequence[int | str]] | None = None, group_names: Sequence[str] | None = None,
+                 max_elements: int | None = None, progress: bool = False) -> None:
         self.model = as_expansion(model)
         bg = default_background(self.model, background)
         self.background = check_background(bg, self.model.n_features,

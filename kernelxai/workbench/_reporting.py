@@ -56,7 +56,7 @@ from ._parameter_names import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterable, Iterator, Mapping
 
 __all__ = [
     "Default",
@@ -146,7 +146,7 @@ def atomic_write(path, mode="w", **open_kwargs) -> Iterator[IO[Any]]:
 # --------------------------------------------------------------------------- #
 # timing and JSON
 # --------------------------------------------------------------------------- #
-def timed(fn, repeat=1) -> tuple[Any, float]:
+def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[Any, float]:
     """Call ``fn()`` ``repeat`` times; return (its last result, the best wall time in seconds).
 
     Parameters
@@ -229,7 +229,8 @@ def to_jsonable(obj) -> Any:
     return obj
 
 
-def save_results(path, results, *, summary=None, parameters=None) -> dict[str, Any]:
+def save_results(path: str | os.PathLike | None, results: Mapping[str, Any], *, summary: str | None = None,
+                 parameters: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Write a notebook's key numbers to ``path`` as JSON and return them.
 
     The file is written atomically (see :func:`atomic_write`): if ``results``
@@ -444,8 +445,8 @@ class Default:
         return f"default({self.value!r}{extra})"
 
 
-def default(value, *, smoke=_SAME, paper=_SAME, minimum=None, maximum=None, choices=None,
-            doc=None) -> Default:
+def default(value: Any, *, smoke: Any = _SAME, paper: Any = _SAME, minimum: float | None = None,
+            maximum: float | None = None, choices: Iterable[Any] | None = None, doc: str | None = None) -> Default:
     """Declare a notebook parameter: its value in each mode and what it accepts.
 
     Parameters
@@ -679,7 +680,7 @@ def _results_path(v):
     return v
 
 
-def resolve_parameters(namespace) -> dict[str, Any]:
+def resolve_parameters(namespace: dict[str, Any]) -> dict[str, Any]:
     """Replace every :class:`Default` by its value for the mode; validate everything.
 
     Parameters

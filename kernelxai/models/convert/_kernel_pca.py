@@ -47,6 +47,7 @@ def _check(kpca: Any) -> None:
 
 def _centering(kpca: Any, kernel: Any, X: np.ndarray) -> tuple[np.ndarray, float]:
     """(r, m): column means and mean of the training Gram matrix (scikit-learn's KernelCenterer)."""
+    # scikit-learn's fitted KernelCenterer is private (no public accessor); without it, the Gram matrix again
     centerer = getattr(kpca, "_centerer", None)
     if centerer is not None and hasattr(centerer, "K_fit_rows_"):
         return np.asarray(centerer.K_fit_rows_, dtype=float), float(centerer.K_fit_all_)

@@ -54,6 +54,7 @@ plans from these pieces and :func:`kernelxai.models.convert.output_plan` decides
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -61,6 +62,12 @@ from ..._validation import as_real_array
 from ...explanation import Explanation
 from ...explanation._attributions import block_shape
 from .._expansion import KernelExpansion
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["OUTPUTS", "MODEL_METHODS", "method_name", "OutputPlan", "CallOutput", "class_label", "refuse",
            "expansion_or_calls", "training_inputs", "affine_expansion", "model_call_plan", "column", "log_odds_column",
@@ -118,7 +125,7 @@ class OutputPlan:
     ('0 vs 1', 'KernelExpansion')
     """
 
-    def __init__(self, kind, description, targets, multi):
+    def __init__(self, kind: str, description: str, targets: Sequence[tuple[str, Any]], multi: bool) -> None:
         self.kind = kind
         self.description = description
         self.targets = list(targets)
@@ -130,13 +137,13 @@ class OutputPlan:
         return any(isinstance(t, CallOutput) for _, t in self.targets)
 
     @staticmethod
-    def background_for(target, background) -> object:
+    def background_for(target: Any, background: ArrayLike | None) -> object:
         """The background to explain ``target`` with: the given one, else the model's training inputs."""
         if background is None and isinstance(target, CallOutput):
             return getattr(target, "X_train", None)
         return background
 
-    def missing_background(self, background) -> str | None:
+    def missing_background(self, background: ArrayLike | None) -> str | None:
         """Why a background is needed and missing (a message), or None."""
         for _, target in self.targets:
             if isinstance(target, CallOutput) and self.background_for(target, background) is None:
@@ -146,7 +153,7 @@ class OutputPlan:
                         f"output={self.kind!r}, background=X_train) (a few hundred rows suffice)")
         return None
 
-    def finish(self, results) -> Explanation:
+    def finish(self, results: Sequence[Explanation]) -> Explanation:
         """One Explanation from the per-output ``results`` (stacked on the outputs axis if multi)."""
         for (_, target), result in zip(self.targets, results):
             if isinstance(target, CallOutput):

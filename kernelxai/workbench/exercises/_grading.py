@@ -18,6 +18,7 @@ from ..._params import closest
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 __all__ = ["check", "tasks", "describe", "results", "reset", "CheckResult", "UnknownTaskError", "PASS", "FAIL",
            "Fail", "NotAnswered", "StudentRaised", "register", "call_answer", "answer_array", "answer_scalar",
@@ -97,7 +98,7 @@ _TASKS: dict[str, _Task] = {}
 _LOG: dict[str, bool] = {}
 
 
-def tasks(notebook=None) -> list[str]:
+def tasks(notebook: str | None = None) -> list[str]:
     """The registered task ids (in registration order), optionally only those of one notebook.
 
     Parameters
@@ -122,7 +123,7 @@ def tasks(notebook=None) -> list[str]:
     return [t.id for t in _TASKS.values() if notebook is None or t.notebook == notebook]
 
 
-def describe(task_id) -> str:
+def describe(task_id: str) -> str:
     """One line: the task's title and the function it expects.
 
     Parameters
@@ -186,7 +187,8 @@ def reset() -> None:
     _LOG.clear()
 
 
-def check(task_id, answer, *, seed=None, quiet=False) -> CheckResult:
+def check(task_id: str, answer: Callable[..., Any], *, seed: int | np.random.Generator | None = None,
+          quiet: bool = False) -> CheckResult:
     """Check a student's answer to exercise ``task_id`` on fresh random inputs.
 
     Parameters
