@@ -151,7 +151,7 @@ def get_config() -> dict[str, Any]:
     return dict(_current())
 
 
-def set_config(**settings) -> None:
+def set_config(**settings: Any) -> None:
     """Change settings for this thread and for threads started afterwards.
 
     The change lasts until the next call; to change a setting for a block of
@@ -193,7 +193,7 @@ def set_config(**settings) -> None:
 
 
 @contextlib.contextmanager
-def config_context(**settings) -> Iterator[dict[str, Any]]:
+def config_context(**settings: Any) -> Iterator[dict[str, Any]]:
     """Settings for the duration of a ``with`` block (this thread only).
 
     On leaving the block, by the end or by an exception, this thread's settings

@@ -104,6 +104,7 @@ NOT_ENTRY_POINTS = {
     "get_config": "takes no arguments",
     "set_config": "configuration: its keys and values are checked by kernelxai._config",
     "calibrate": "measures this machine; takes no data",
+    "prime_allocator": "an opt-in change of this process's allocator; takes no arguments",
     "Explanation": "the result object (its constructor checks its own arrays)",
     "Game": "a base class (abstract)",
     "TabularGame": "a game object: what the entry points from a game take",

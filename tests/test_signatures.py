@@ -30,29 +30,11 @@ import kernelxai as kx
 #: functions cut along their seams); each is expected to fail until annotated, and the test fails
 #: as soon as one passes, so that it is taken off this list (empty it, then delete it).
 PENDING = {
-    "kernelxai._config.config_context",
-    "kernelxai._config.set_config",
     "kernelxai.estimators._product.product_shapley",
-    "kernelxai.estimators._shapley.applicable_methods",
-    "kernelxai.estimators._shapley.estimate_cost",
-    "kernelxai.estimators._shapley.shapley_values",
     "kernelxai.estimators._term_tasks.estimate_nodes",
-    "kernelxai.explainers._discrepancy.explain_hsic",
-    "kernelxai.explainers._discrepancy.explain_mmd",
-    "kernelxai.explainers._discrepancy.hsic_permutation_test",
-    "kernelxai.explainers._discrepancy.mmd_permutation_test",
-    "kernelxai.explainers._explain.explain",
     "kernelxai.explainers._gp_shap.explain_gp",
     "kernelxai.explainers._interactions.explain_interactions",
     "kernelxai.explainers._interactions.shapley_interactions",
-    "kernelxai.explainers._regression.R2Game.__init__",
-    "kernelxai.explainers._regression.explain_r2",
-    "kernelxai.explainers._shapley_prior.ShapleyPrior.__init__",
-    "kernelxai.explainers._shapley_prior.ShapleyPrior.fit",
-    "kernelxai.explainers._shapley_prior.ShapleyPrior.predict",
-    "kernelxai.values._base.ValueFunction.game",
-    "kernelxai.values._base.get",
-    "kernelxai.values._base.register",
 }
 
 

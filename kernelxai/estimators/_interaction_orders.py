@@ -54,22 +54,23 @@ from ._interaction_indices import (
     n_sets,
 )
 from ._interaction_product_orders import _Size, product_interaction_orders, product_orders_work
-from ._registry import CostLimitError, NotApplicableError, format_seconds
+from ._registry import CostLimitError, NotApplicableError, check_cost, format_seconds
 
 __all__ = ["LEGACY_INDICES", "AUTO_ENUMERATION_PLAYERS", "OrderRequest", "OrderCost", "check_index_name",
            "order_request", "resolve_sets", "plan_orders", "orders_why_not", "order_cost", "order_advice",
-           "check_memory", "run_orders", "check_orders_efficiency", "describe_cost"]
+           "check_memory", "top_guard", "run_orders", "check_orders_efficiency", "describe_cost"]
 
 #: The indices today's order-2 routes serve (all pairs, order=2): their values do not change.
 LEGACY_INDICES = ("SII", "k-SII", "STII", "FSII")
 #: ``method="auto"`` enumerates coalitions for interactions of any order up to this many players.
 AUTO_ENUMERATION_PLAYERS = 12
 #: Elementwise operations per (term, node, player) of the product route's set-up of one size and pass
-#: (the factors at the nodes, their ratios and row products), and per multiply-add of its values
-#: (small batched products and gathers run near the elementwise rate, not BLAS's): measured at
-#: d = 20-300, sizes 1-5 on 2 cores, within a factor 2-3 either way.
+#: (the factors at the nodes, their ratios and row products), and per multiply-add of its values:
+#: all sets of a size by batched matrix products (``_VALUE_FLOPS``), given sets gathered
+#: (``_GATHER_FLOPS``). Measured at d = 20-300, sizes 1-5 on 2 shared cores, within a factor 2-3.
 _PREP_FLOPS = 20.0
-_VALUE_FLOPS = 1.5
+_VALUE_FLOPS = 0.25
+_GATHER_FLOPS = 2.0
 #: Elementwise operations per (set, coalition) of the enumeration's coefficient matrices (bit
 #: operations on int64 and their broadcasts; measured).
 _COEF_FLOPS = 40.0
@@ -344,12 +345,13 @@ def _counts(request, d, n, method) -> tuple[dict[int, int], dict[int, int]]:
     return computed, held
 
 
-def _product_work(game, request, computed, passes) -> Work:
+def _product_work(game, request, computed, passes, gathered=()) -> Work:
     """The product route's work for ``computed`` sets per size, ``passes[t]`` passes over the terms at size t.
 
     Per size: the set-up of each pass (factors at the nodes, ratios, row products), the
-    values (sets x terms x nodes x t multiply-adds, ``product_orders_work``) and, for the
-    lower sizes of k-SII and FBII, the Taylor coefficients (their recursion, twice the
+    values (sets x terms x nodes x t multiply-adds, ``product_orders_work``; gathered one
+    by one for the sizes in ``gathered``, by matrix products otherwise) and, for the lower
+    sizes of k-SII and FBII, the Taylor coefficients (their recursion, twice the
     multiply-adds it counts).
     """
     d, n, terms = game.n_players, game.n_instances or 1, game.n_terms()
@@ -360,7 +362,8 @@ def _product_work(game, request, computed, passes) -> Work:
         total = product_orders_work(d, terms, n, idx, k, n_sets_by_size={t: m})["multiply_adds"]
         values = float(m) * terms * n * size.Q * max(t, 1)
         prep = _PREP_FLOPS * terms * n * size.Q * d * passes.get(t, 1)
-        work = work + Work(flops=prep + _VALUE_FLOPS * values + 2.0 * (total - values))
+        rate = _GATHER_FLOPS if t in gathered or t <= 1 else _VALUE_FLOPS
+        work = work + Work(flops=prep + rate * values + 2.0 * (total - values))
     return work
 
 
@@ -372,12 +375,12 @@ def _exact_work(game, request, computed) -> tuple[Work, float]:
     work = game.evaluation_work(N)
     table = 8.0 * N * (n + d)
     if idx.definition.startswith("least squares"):
-        # FBII: an SVD least-squares solve (LAPACK gelsd, measured near the elementwise rate); FSII:
+        # FBII: an SVD least-squares solve (LAPACK gelsd, about 4x a plain product's rate, measured); FSII:
         # the normal equations of the weighted fit and their KKT solve
         lo = 0 if idx.definition.endswith("banzhaf") else 1
         p = sum(n_sets(d, t) for t in range(lo, k + 1))
-        solve = 6.0 * N * p * p + 10.0 * p**3 if lo == 0 else 2.0 * N * p * p + p**3
-        work = work + Work(flops=_COEF_FLOPS * N * p + solve, blas_flops=4.0 * N * p * n)
+        solve = 4.0 * (4.0 * N * p * p + 8.0 * p**3) if lo == 0 else 2.0 * (2.0 * N * p * p + p**3)
+        work = work + Work(flops=_COEF_FLOPS * N * p, blas_flops=solve + 4.0 * N * p * n)
         return work, table + 8.0 * (3.0 * N * p + 2.0 * (p + 1) ** 2)
     if idx.definition == "bernoulli":
         peak = 0.0
@@ -426,13 +429,15 @@ def order_cost(method, game, request) -> OrderCost:
     worst = None
     if method == "product":
         terms = game.n_terms()
+        sizes = request.index.sizes(request.order, d)
         # top=: the bounds, the seeds and the sets the bound lets through are three passes per size
-        passes = {t: 3 for t in request.index.sizes(request.order, d)} if request.top is not None else {}
-        work = _product_work(game, request, computed, passes)
+        passes = {t: 3 for t in sizes} if request.top is not None else {}
+        gathered = tuple(computed) if request.sets is not None or request.top is not None else ()
+        work = _product_work(game, request, computed, passes, gathered)
         if request.top is not None:
-            dense = {t: n_sets(d, t) for t in request.index.sizes(request.order, d)}
+            dense = {t: n_sets(d, t) for t in sizes}
             dense[1] = max(dense.get(1, 0), d)
-            worst = _product_work(game, request, dense, passes)
+            worst = _product_work(game, request, dense, passes, gathered)
         nodes = max(_Size(request.index, t, d, request.order).Q for t in computed)
         detail = f"{sets_word} per point x {n} point(s), {terms} term(s), {nodes} nodes"
         working = 8.0 * n * sum(computed.values())            # the accumulators
@@ -457,6 +462,19 @@ def order_advice(method, game, request) -> list[str]:
     return advice + list(game.cost_advice())
 
 
+def top_guard(game, request, what, advice):
+    """The cost guard of ``top=`` once the bound has spoken: the sets it lets through, priced and held to
+    ``max_cost`` before they are computed (``product_interaction_orders(guard=...)``)."""
+    def guard(through):
+        counts = {t: m for t, (_, m) in through.items()}
+        work = _product_work(game, request, counts, {}, tuple(t for t, (lay, _) in through.items() if lay == "sets"))
+        d = game.n_players
+        sets = ", ".join(f"{m} of the C({d}, {t}) = {n_sets(d, t)} sets of size {t}" for t, m in counts.items())
+        check_cost(work, f"{what}: the bound lets {sets} through (the bounds and the seeds are done), which",
+                   advice)
+    return guard
+
+
 def check_memory(nbytes, what, advice=()) -> None:
     """Refuse, before any work, a call that would hold more than ``kx.get_config()["max_memory"]`` bytes.
 
@@ -476,8 +494,11 @@ def check_memory(nbytes, what, advice=()) -> None:
 # --------------------------------------------------------------------------- #
 # the run
 # --------------------------------------------------------------------------- #
-def run_orders(game, request, method, max_elements=None, progress=None) -> dict:
+def run_orders(game, request, method, max_elements=None, progress=None, guard=None) -> dict:
     """The request's values on ``game`` by ``method`` (``"exact"`` or ``"product"``).
+
+    ``guard`` (the product route's ``top=``) is called with what the bound lets through
+    before those sets are computed (:func:`top_guard`).
 
     Returns
     -------
@@ -489,7 +510,7 @@ def run_orders(game, request, method, max_elements=None, progress=None) -> dict:
         {t: (n, C(d, t))} every size computed in full (for the efficiency check).
     """
     if method == "product":
-        return _run_product(game, request, max_elements, progress)
+        return _run_product(game, request, max_elements, progress, guard)
     return _run_exact(game, request)
 
 
@@ -511,7 +532,7 @@ def _split_singles(blocks, user_sets, d):
     return out, singles
 
 
-def _run_product(game, request, max_elements, progress):
+def _run_product(game, request, max_elements, progress, guard):
     d = game.n_players
     idx, k = request.index, request.order
     common = dict(max_elements=max_elements, progress=progress)
@@ -521,7 +542,7 @@ def _run_product(game, request, max_elements, progress):
         dense = {1: singles}
         mass = sum(ov.mass for ov in res["values"].values())
     elif request.top is not None:
-        res = product_interaction_orders(game, idx, k, top=request.top, **common)
+        res = product_interaction_orders(game, idx, k, top=request.top, guard=guard, **common)
         ones = product_interaction_orders(game, idx, k, sizes=(1,), **common)["values"][1]
         blocks, singles, dense, mass = res["values"], ones.values, {1: ones.values}, ones.mass
     else:

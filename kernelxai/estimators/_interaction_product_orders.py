@@ -73,8 +73,8 @@ found by a pruned enumeration over players sorted by :math:`\beta` (a partial se
 dropped when even the largest remaining :math:`\beta` cannot reach :math:`\theta`), evaluated, and the
 largest |values| returned. The result is *certified*: every set not evaluated has a
 proven bound below the top-th value returned (up to floating-point rounding of the
-values and bounds, relative 1e-10). Where the candidates would exceed a third of all
-sets, or the rule reads Taylor coefficients (lower orders of k-SII and FBII), all sets
+values and bounds, relative 1e-10). Where the candidates would exceed a twelfth of all
+sets (gathering sets one by one is then slower than all of them by matrix products), or the rule reads Taylor coefficients (lower orders of k-SII and FBII), all sets
 of the size are computed and the top ones selected -- exact and certified as well.
 """
 
@@ -574,8 +574,8 @@ def _candidates(beta_row, kappa, theta, t, d, limit):
 # --------------------------------------------------------------------------- #
 # the entry point
 # --------------------------------------------------------------------------- #
-def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes=None,
-                               max_elements=None, progress=None) -> dict:
+def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes=None,  # noqa: PLR0913 - the request (index, order, sets, top, sizes) and the pass's options
+                               max_elements=None, progress=None, guard=None) -> dict:
     """An index's values of any order for a product game, by leave-|T|-out quadrature.
 
     Parameters
@@ -596,6 +596,9 @@ def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes
     max_elements : int, optional
         float64 elements of one block of terms (default from ``kx.config_context(max_memory=...)``).
     progress : bool, optional
+    guard : callable, optional
+        ``top=`` only: called before the last pass with {size: (layout, number of sets)} the
+        bound lets through (known only then); it may raise to refuse (the cost guard does).
 
     Returns
     -------
@@ -650,7 +653,7 @@ def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes
             results[t] = OrderValues(t, all_sets(d, t) if chosen is None else chosen, job.out,
                                      "dense" if chosen is None else "sets", mass=job.mass)
     else:
-        v_empty, v_full = _top(run, idx, plans, int(top), results)
+        v_empty, v_full = _top(run, idx, plans, int(top), results, guard)
     for t, ov in results.items():
         if not np.all(np.isfinite(ov.values)):
             raise FloatingPointError(f"{idx.name} values of size {t} came out non-finite: a term's "
@@ -695,8 +698,12 @@ def _select_top(values, sets, top):
     return sets[part], np.take_along_axis(values, part, axis=1)
 
 
-def _top(run: _Pass, idx, plans, top, results):
-    """The top= path (module docstring); fills ``results``; returns (v_empty, v_full)."""
+def _top(run: _Pass, idx, plans, top, results, guard=None):
+    """The top= path (module docstring); fills ``results``; returns (v_empty, v_full).
+
+    ``guard``, when given, is called before the third pass with {t: (layout, sets)} -- what the
+    bound lets through, now known -- and may refuse (e.g. the cost guard).
+    """
     n, d = run.n, run.d
     boundable = {t: p for t, p in plans.items() if not p.has_points and t >= 1
                  and n_sets(d, t) > 2 * top}
@@ -717,6 +724,9 @@ def _top(run: _Pass, idx, plans, top, results):
                              "ask for sets=... or fewer players (groups)")
     extra = {t: _Job("dense" if s is None else "sets", boundable[t], n, d, s)
              for t, s in more.items() if s is None or len(s)}
+    if guard is not None and extra:
+        guard({t: ("dense", n_sets(d, t)) if s is None else ("sets", len(s)) for t, s in more.items()
+               if t in extra})
     if extra:
         run(list(extra.values()))
     for t in plans:
@@ -736,11 +746,12 @@ def _top(run: _Pass, idx, plans, top, results):
 
 def _more_sets(seed: _Job, bound, top, d):
     """The sets beyond the seeds whose bound reaches some instance's top-th |value| among the seeds
-    ((m, t), possibly empty), or None when they would be more than a third of all sets (or not fit)."""
+    ((m, t), possibly empty), or None when they would be more than a twelfth of all sets (gathering one set
+    costs about eight times its share of the dense matrix products, measured at d = 50-200) or not fit."""
     t = seed.size.t
     vals = seed.out
     theta = -np.sort(-np.abs(vals), axis=1)[:, min(top, vals.shape[1]) - 1]
-    limit = min(n_sets(d, t) // 3, max(1000, working_elements(16) // max(t, 1)))
+    limit = min(n_sets(d, t) // 12, max(1000, working_elements(16) // max(t, 1)))
     found = []
     for i in range(len(theta)):
         cand = _candidates(bound[0][i], bound[1][i], theta[i], t, d, limit)

@@ -64,7 +64,7 @@ PARAMETERS = dict(game=InstanceOf((Game,), "a kernelxai Game (wrap a function wi
                   method=Either(Text(), InstanceOf((Estimator,), "an Estimator")), seed=Seed())
 
 
-def applicable_methods(game) -> list[str]:
+def applicable_methods(game: Game) -> list[str]:
     """Names of the registered methods that apply to ``game``.
 
     Parameters
@@ -116,7 +116,7 @@ def resolve_method(game, method, options) -> tuple:
 
 
 @parameters("kx.estimate_cost", consumers=option_takers, **PARAMETERS)
-def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
+def estimate_cost(game: Game, method: str | Estimator = "auto", **options: Any) -> dict[str, Any]:
     """The cost estimate of ``shapley_values(game, method, **options)``, without running it.
 
     The method and options are checked as :func:`shapley_values` checks them;
@@ -172,7 +172,8 @@ def estimate_cost(game, method="auto", **options) -> dict[str, Any]:
 
 
 @parameters("kx.shapley_values", consumers=option_takers, **PARAMETERS)
-def shapley_values(game, method="exact", *, seed=None, **options) -> Explanation:
+def shapley_values(game: Game, method: str | Estimator = "exact", *, seed: int | np.random.Generator | None = None,
+                   **options: Any) -> Explanation:
     """Shapley values of every player of ``game``, for every instance.
 
     Parameters

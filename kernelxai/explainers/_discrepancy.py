@@ -53,6 +53,8 @@ from ..values._kernel_statistics import BLOCK_ELEMENTS, HSICGame, MMDGame
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from numpy.typing import ArrayLike
+
 __all__ = ["explain_mmd", "explain_hsic", "MMDGame", "HSICGame", "mmd_permutation_test",
            "hsic_permutation_test", "mmd_test_work", "hsic_test_work"]
 
@@ -188,8 +190,9 @@ def _check_hsic_test(n, dx, dy, B):
 @parameters("kx.explainers.mmd_permutation_test", X=Data(), Z=Data(),
             kernel=InstanceOf((Kernel,), "a kernelxai kernel"), unbiased=Boolean(), n_permutations=Integer(0),
             seed=Seed(), max_elements=Integer(1))
-def mmd_permutation_test(X, Z, kernel, *, unbiased=True, n_permutations=200, seed=None,
-                         max_elements=BLOCK_ELEMENTS) -> tuple[float, float]:
+def mmd_permutation_test(X: ArrayLike, Z: ArrayLike, kernel: Kernel, *, unbiased: bool = True,
+                         n_permutations: int = 200, seed: int | np.random.Generator | None = None,
+                         max_elements: int = BLOCK_ELEMENTS) -> tuple[float, float]:
     r""":math:`\mathrm{MMD}^2` and its permutation-test p-value (Gretton et al. 2012).
 
     The pooled sample is split at random into groups of sizes :math:`n` and :math:`m`,
@@ -285,8 +288,10 @@ _KERNEL = InstanceOf((Kernel,), "a kernelxai kernel (e.g. kx.kernels.RBF)", none
 
 @parameters("kx.explain_mmd", consumers=option_takers, X=Data(), Z=Data(), kernel=_KERNEL, unbiased=Boolean(),
             **_PARAMETERS)
-def explain_mmd(X, Z, kernel=None, unbiased=True, *, method="product", n_permutations=200,
-                seed=None, max_elements=None, progress=None, **options) -> Explanation:
+def explain_mmd(X: ArrayLike, Z: ArrayLike, kernel: Kernel | None = None, unbiased: bool = True, *,  # noqa: PLR0913 - keyword options of a public entry point, as scikit-learn's
+                method: str | Estimator = "product", n_permutations: int = 200,
+                seed: int | np.random.Generator | None = None, max_elements: int | None = None,
+                progress: bool | None = None, **options: Any) -> Explanation:
     r"""Shapley values of the MMD between two samples over their features (PKeX Prop. 6).
 
     Parameters
@@ -494,40 +499,49 @@ def _prepare_target(Y, n, kernel_y):
         raise ValueError(
             f"Y has {length} rows but X has {n}; HSIC needs one target value per row of X"
         )
-    labels = isinstance(kernel_y, str) and kernel_y in ("delta", "categorical")
-    if kernel_y is None:
-        labels = _is_labels(Y)
-    if isinstance(kernel_y, str) and not labels:
-        raise ValueError(f"kernel_y must be None, 'delta' or a kernelxai kernel; got {kernel_y!r}")
-    if labels:
-        Ym = _encode_labels(Y)
-    else:
-        Ym = check_matrix(as_real_array(Y, "Y").reshape(n, -1) if np.ndim(Y) == 1 else Y, "Y")
+    Ym, labels = _target_matrix(Y, n, kernel_y)
     dy = Ym.shape[1]
     if names is None:
         names = [str(series_name)] if (series_name is not None and dy == 1) else \
             (["y"] if dy == 1 else [f"y{j}" for j in range(dy)])
     if np.all(np.ptp(Ym, axis=0) == 0):
         raise ValueError("Y is constant: HSIC with a constant target is 0 and there is nothing to attribute")
+    return Ym, _target_kernel(Ym, kernel_y, labels), list(names), labels
+
+
+def _target_matrix(Y, n, kernel_y):
+    """(Y as an (n, d_y) float matrix, whether labels): class labels as integer codes, numbers checked."""
+    labels = isinstance(kernel_y, str) and kernel_y in ("delta", "categorical")
+    if kernel_y is None:
+        labels = _is_labels(Y)
+    if isinstance(kernel_y, str) and not labels:
+        raise ValueError(f"kernel_y must be None, 'delta' or a kernelxai kernel; got {kernel_y!r}")
     if labels:
-        kernel = Categorical()
-    elif kernel_y is None:
-        kernel = RBF(median_heuristic(Ym, pooled=True))
-    else:
-        if not isinstance(kernel_y, Kernel):
-            raise TypeError(f"kernel_y must be None, 'delta' or a kernelxai kernel; got "
-                            f"{type(kernel_y).__name__}")
-        kernel = kernel_y
-    return Ym, kernel, list(names), labels
+        return _encode_labels(Y), labels
+    return check_matrix(as_real_array(Y, "Y").reshape(n, -1) if np.ndim(Y) == 1 else Y, "Y"), labels
+
+
+def _target_kernel(Ym, kernel_y, labels):
+    """The kernel on Y: delta for labels, the one given, or RBF by the median heuristic."""
+    if labels:
+        return Categorical()
+    if kernel_y is None:
+        return RBF(median_heuristic(Ym, pooled=True))
+    if not isinstance(kernel_y, Kernel):
+        raise TypeError(f"kernel_y must be None, 'delta' or a kernelxai kernel; got "
+                        f"{type(kernel_y).__name__}")
+    return kernel_y
 
 
 @parameters("kx.explainers.hsic_permutation_test", X=Data(), Y=Data(),
             kernel_x=InstanceOf((Kernel,), "a kernelxai kernel"), kernel_y=InstanceOf((Kernel,), "a kernelxai kernel"),
             n_permutations=Integer(0), seed=Seed(), max_elements=Integer(1, none=True))
-def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=None,
-                          max_elements=None) -> tuple[float, float]:
-    r""":math:`\mathrm{HSIC} = \operatorname{tr}(K H L H) / (n-1)^2` and its permutation-test p-value (Gretton et al. 2007).
+def hsic_permutation_test(X: ArrayLike, Y: ArrayLike, kernel_x: Kernel, kernel_y: Kernel, *,
+                          n_permutations: int = 200, seed: int | np.random.Generator | None = None,
+                          max_elements: int | None = None) -> tuple[float, float]:
+    r""":math:`\mathrm{HSIC}` and its permutation-test p-value (Gretton et al. 2007).
 
+    The statistic is :math:`\mathrm{HSIC} = \operatorname{tr}(K H L H) / (n-1)^2`.
     The rows of Y are shuffled against X ``n_permutations`` times;
     :math:`p = \big(1 + \#\{\mathrm{HSIC}_{\mathrm{perm}} \ge \mathrm{HSIC}\}\big) / (1 + B)`. Neither
     :math:`n \times n` Gram matrix is held whole: with :math:`\bar k` the row means of :math:`K`,
@@ -606,8 +620,10 @@ def hsic_permutation_test(X, Y, kernel_x, kernel_y, *, n_permutations=200, seed=
 @parameters("kx.explain_hsic", consumers=option_takers, X=Data(), Y=Data(), kernel_x=_KERNEL,
             kernel_y=Either(OneOf("delta", "categorical"), InstanceOf((Kernel,), "a kernelxai kernel"), none=True),
             attribute=OneOf("auto", "x", "y", "both"), **_PARAMETERS)
-def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method="product",
-                 n_permutations=200, seed=None, max_elements=None, progress=None, **options) -> Explanation:
+def explain_hsic(X: ArrayLike, Y: ArrayLike, kernel_x: Kernel | None = None, kernel_y: Kernel | str | None = None, *,  # noqa: PLR0913 - keyword options of a public entry point, as scikit-learn's
+                 attribute: str = "auto", method: str | Estimator = "product", n_permutations: int = 200,
+                 seed: int | np.random.Generator | None = None, max_elements: int | None = None,
+                 progress: bool | None = None, **options: Any) -> Explanation:
     r"""Shapley values of HSIC(X, Y) over the features of X (PKeX Prop. 8; App. G for Y).
 
     Parameters
@@ -696,31 +712,11 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
     if attribute == "auto":
         attribute = "x" if Ym.shape[1] == 1 else "both"
     sides = {"x": ["x"], "y": ["y"], "both": ["x", "y"]}[attribute]
-    if "x" in sides:
-        _check_features(d, "HSIC")
-    _check_not_constant(X, x_names, "X")
-    if kernel_x is None:
-        kernel_x = RBF(median_heuristic(X, pooled=True))
-    if "x" in sides:
-        kernel_x = _check_product_kernel(kernel_x, "kernel_x", d)
-    elif not isinstance(kernel_x, Kernel):
-        raise TypeError(f"kernel_x must be a kernelxai kernel or None; got {type(kernel_x).__name__}")
-    if "y" in sides:
-        _check_features(Ym.shape[1], "HSIC (Y side)")
-        _check_not_constant(Ym, y_names, "Y")
-        kernel_y = _check_product_kernel(kernel_y, "kernel_y", Ym.shape[1])
+    kernel_x, kernel_y = _hsic_kernels(X, Ym, kernel_x, kernel_y, sides, x_names, y_names)
     rng = check_rng(seed)
     _check_hsic_test(n, d, Ym.shape[1], n_permutations)   # cheap to price: refused before the games are built
-    games = {}
-    for side in sides:
-        if side == "x":
-            games[side] = HSICGame(X, Ym, kernel_x, kernel_y, player_names=x_names,
-                                   meta={"value_function": "HSIC functional baseline (PKeX Def. 7)"},
-                                   max_elements=max_elements)
-        else:
-            games[side] = HSICGame(Ym, X, kernel_y, kernel_x, player_names=y_names,
-                                   meta={"value_function": "HSIC functional baseline, Y side (PKeX App. G)"},
-                                   max_elements=max_elements)
+    games = {side: _hsic_game(side, X, Ym, kernel_x, kernel_y, x_names if side == "x" else y_names, max_elements)
+             for side in sides}
     test_work = hsic_test_work(len(X), X.shape[1], Ym.shape[1], n_permutations)
     # the whole call priced before any work: each side's attribution and the permutation test
     _check_call_cost(list(games.values()), method, max_elements, options, test_work,
@@ -749,15 +745,52 @@ def explain_hsic(X, Y, kernel_x=None, kernel_y=None, *, attribute="auto", method
                  "value_function": "HSIC functional baseline (PKeX Def. 7 / App. G)"})
     if len(sides) == 1:   # one signed explanation of HSIC: values (d,), base value 0
         return _statistic_explanation(rows[0][1], meta)
-    # both sides: two rows (games), X's features then Y's, the other side's entries 0
-    widths = {"x": d, "y": Ym.shape[1]}
-    cols = {"x": slice(0, d), "y": slice(d, d + Ym.shape[1])}
+    return _both_sides_explanation(rows, d, Ym.shape[1], x_names + y_names, meta)
+
+
+def _hsic_kernels(X, Ym, kernel_x, kernel_y, sides, x_names, y_names):
+    """(kernel_x, kernel_y) checked for the attributed sides: a product kernel and two features or more each."""
+    d = X.shape[1]
+    if "x" in sides:
+        _check_features(d, "HSIC")
+    _check_not_constant(X, x_names, "X")
+    if kernel_x is None:
+        kernel_x = RBF(median_heuristic(X, pooled=True))
+    if "x" in sides:
+        kernel_x = _check_product_kernel(kernel_x, "kernel_x", d)
+    elif not isinstance(kernel_x, Kernel):
+        raise TypeError(f"kernel_x must be a kernelxai kernel or None; got {type(kernel_x).__name__}")
+    if "y" in sides:
+        _check_features(Ym.shape[1], "HSIC (Y side)")
+        _check_not_constant(Ym, y_names, "Y")
+        kernel_y = _check_product_kernel(kernel_y, "kernel_y", Ym.shape[1])
+    return kernel_x, kernel_y
+
+
+def _hsic_game(side, X, Ym, kernel_x, kernel_y, names, max_elements):
+    """The HSIC game over X's features (``side="x"``, PKeX Def. 7) or over Y's (``"y"``, App. G)."""
+    if side == "x":
+        return HSICGame(X, Ym, kernel_x, kernel_y, player_names=names,
+                        meta={"value_function": "HSIC functional baseline (PKeX Def. 7)"},
+                        max_elements=max_elements)
+    return HSICGame(Ym, X, kernel_y, kernel_x, player_names=names,
+                    meta={"value_function": "HSIC functional baseline, Y side (PKeX App. G)"},
+                    max_elements=max_elements)
+
+
+def _both_sides_explanation(rows, dx, dy, names, meta):
+    """Two rows (one per game), X's features then Y's, the other side's entries 0.
+
+    ``rows`` is ``[("x", explanation of X's game), ("y", explanation of Y's game)]``; intervals and
+    standard errors come along when both games have them.
+    """
+    widths = {"x": dx, "y": dy}
+    cols = {"x": slice(0, dx), "y": slice(dx, dx + dy)}
     parts = {}
     for name in ("values", "stderr", "lower", "upper"):
         if all(getattr(e, name) is not None for _, e in rows):
-            block = np.zeros((2, d + Ym.shape[1]))
+            block = np.zeros((2, dx + dy))
             for r, (side, e) in enumerate(rows):
                 block[r, cols[side]] = np.asarray(getattr(e, name))[0, :widths[side]]
             parts[name] = block
-    return Explanation(parts.pop("values"), np.zeros(2), feature_names=x_names + y_names,
-                       meta=meta, **parts)
+    return Explanation(parts.pop("values"), np.zeros(2), feature_names=names, meta=meta, **parts)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,6 +59,10 @@ from ._intake import Target, as_target, dense_inputs, intake
 from ._rows import explain_rows
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
     from ..explanation import Explanation
     from ..games import Game
     from ..models import KernelExpansion
@@ -244,8 +248,10 @@ PARAMETERS = dict(X=Data(), background=Data(none=True), value=Text(),
 
 
 @parameters("kx.explain", seed=Seed(), **PARAMETERS)
-def explain(model, X, value="interventional", background=None, method="auto", *, groups=None,
-            group_names=None, output=None, n_jobs=None, rows_per_chunk=None, **options) -> Explanation:
+def explain(model: Any, X: ArrayLike, value: str = "interventional", background: ArrayLike | None = None,  # noqa: PLR0913 - the one door: model, data and value function, then keyword options as scikit-learn's
+            method: str | Estimator = "auto", *, groups: Sequence[Sequence[int | str]] | None = None,
+            group_names: Sequence[str] | None = None, output: str | None = None, n_jobs: int | None = None,
+            rows_per_chunk: int | None = None, **options: Any) -> Explanation:
     """Shapley values of a kernel model's predictions at the rows of ``X``.
 
     Parameters

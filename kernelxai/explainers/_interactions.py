@@ -55,6 +55,7 @@ from ..estimators._interaction_orders import (
     order_cost,
     order_request,
     run_orders,
+    top_guard,
 )
 from ..estimators._interaction_plan import (
     AUTO_EXACT_PLAYERS,
@@ -270,7 +271,7 @@ def _any_order(game, request, method, budget, tolerance, max_elements, progress)
     show = check_cost(cost.work, what, advice)
     if progress is None:
         progress = show
-    res = run_orders(game, request, method, max_elements, progress)
+    res = run_orders(game, request, method, max_elements, progress, guard=top_guard(game, request, what, advice))
     for t, ov in res["blocks"].items():
         if not np.all(np.isfinite(ov.values)) or not np.all(np.isfinite(res["singles"])):
             raise FloatingPointError(f"method={method!r} produced non-finite {request.index.name} values of size "

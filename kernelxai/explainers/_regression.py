@@ -14,7 +14,7 @@ rounding relative to its condition number; normal equations would square it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,9 +26,11 @@ from ..estimators._shapley import option_takers, shapley_values
 from ..games import Game
 
 if TYPE_CHECKING:
-    from ..explanation import Explanation
+    from collections.abc import Sequence
 
-#: memory budget (float64 elements) of one block of coalition designs
+    from numpy.typing import ArrayLike
+
+    from ..explanation import Explanation
 
 __all__ = ["R2Game", "explain_r2"]
 
@@ -72,7 +74,7 @@ class R2Game(Game):
     array([0.6181, 0.0493, 0.0144])
     """
 
-    def __init__(self, X, y, feature_names=None):
+    def __init__(self, X: ArrayLike, y: ArrayLike, feature_names: Sequence[str] | None = None) -> None:
         names = feature_names or feature_names_of(X)
         X = check_matrix(X, "X", min_rows=2)
         y = as_real_array(y, "y")
@@ -124,8 +126,10 @@ class R2Game(Game):
 @parameters("kx.explain_r2", consumers=option_takers, X=Data(), y=Data(),
             method=Either(Text(), InstanceOf((Estimator,), "an Estimator")), groups=Groups(none=True),
             group_names=Names(none=True), feature_names=Names(none=True), seed=Seed())
-def explain_r2(X, y, method="exact", *, groups=None, group_names=None, feature_names=None,
-               seed=None, **options) -> Explanation:
+def explain_r2(X: ArrayLike, y: ArrayLike, method: str | Estimator = "exact", *,
+               groups: Sequence[Sequence[int | str]] | None = None, group_names: Sequence[str] | None = None,
+               feature_names: Sequence[str] | None = None, seed: int | np.random.Generator | None = None,
+               **options: Any) -> Explanation:
     """Shapley regression: the :math:`R^2` of a linear model split over covariates (or groups of them).
 
     Parameters

@@ -9,6 +9,8 @@ taken under the GP *prior*.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 
@@ -19,6 +21,9 @@ from ..explanation import Explanation
 from ._gp_posterior import Z95, Posterior, check_rows, fitted_gp
 from ._gp_product import product_terms
 from ._gp_routes import MAX_POINTS, ExactRoute, ProductRoute, route_cost, uniform_weights
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["ShapleyPrior"]
 
@@ -78,7 +83,8 @@ class ShapleyPrior:
 
     @parameters("kx.ShapleyPrior", kernel=Anything(), background=Data(none=True),
                 method=OneOf("auto", "product", "exact"), noise=Real(0.0, closed="left", none=True))
-    def __init__(self, kernel, background=None, *, method="auto", noise=None):
+    def __init__(self, kernel: Any, background: ArrayLike | None = None, *, method: str = "auto",
+                 noise: float | None = None) -> None:
         self.kernel = kernel
         self.background = background
         self.method = method
@@ -139,7 +145,7 @@ class ShapleyPrior:
     # --------------------------------------------------------------- public
     @parameters("kx.ShapleyPrior.fit", X=Data(none=True),
                 values=Either(InstanceOf((Explanation,), "an Explanation"), Data()))
-    def fit(self, X, values) -> ShapleyPrior:
+    def fit(self, X: ArrayLike | None, values: Explanation | ArrayLike) -> ShapleyPrior:
         """Condition on Shapley values ``values`` (p, d) known at the points ``X`` (p, d).
 
         ``values`` may be an Explanation (its ``values``; its ``data`` is used
@@ -197,7 +203,7 @@ class ShapleyPrior:
         return self
 
     @parameters("kx.ShapleyPrior.predict", X=Data())
-    def predict(self, X) -> Explanation:
+    def predict(self, X: ArrayLike) -> Explanation:
         """Posterior of the Shapley values at ``X``: an Explanation with bands and covariances.
 
         ``values`` (n, d) the posterior mean, ``covariance`` (n, d, d),

@@ -33,7 +33,7 @@ _REGISTRY: dict[str, type] = {}
 SMALL_TERMS = 2**19
 
 
-def register(name) -> Callable[[type], type]:
+def register(name: str) -> Callable[[type], type]:
     """Class decorator: make a value function available as ``kx.explain(..., value=name)``.
 
     The class is stored in the registry under ``name`` (replacing any class
@@ -85,7 +85,7 @@ def registered() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def get(name) -> type:
+def get(name: str) -> type:
     """The value function registered as ``name``.
 
     Parameters
@@ -267,7 +267,7 @@ class ValueFunction:
         if groups is not None:
             self.groups, self.group_names = groups, group_names
 
-    def game(self, X) -> Game:
+    def game(self, X: ArrayLike) -> Game:
         """A Game vectorised over the rows of X: features (or groups) are the players.
 
         Raises
