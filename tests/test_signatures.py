@@ -33,8 +33,6 @@ PENDING = {
     "kernelxai.estimators._product.product_shapley",
     "kernelxai.estimators._term_tasks.estimate_nodes",
     "kernelxai.explainers._gp_shap.explain_gp",
-    "kernelxai.explainers._interactions.explain_interactions",
-    "kernelxai.explainers._interactions.shapley_interactions",
 }
 
 

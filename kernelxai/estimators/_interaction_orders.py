@@ -437,10 +437,13 @@ def order_cost(method, game, request) -> OrderCost:
         if request.top is not None:
             dense = {t: n_sets(d, t) for t in sizes}
             dense[1] = max(dense.get(1, 0), d)
-            worst = _product_work(game, request, dense, passes, gathered)
+            worst = _product_work(game, request, dense, passes)      # the bound prunes nothing: all sets
         nodes = max(_Size(request.index, t, d, request.order).Q for t in computed)
         detail = f"{sets_word} per point x {n} point(s), {terms} term(s), {nodes} nodes"
-        working = 8.0 * n * sum(computed.values())            # the accumulators
+        # the values accumulate in the result itself; beside them one point's prefix products of the
+        # largest size (the matrix products' output) and the blocks of terms (at most max_memory / 16)
+        blocks = min(8.0 * working_elements(16), 64.0 * n * terms * nodes * d)
+        working = 8.0 * max(n_sets(d, max(t - 1, 0)) * d for t in computed) + blocks
         return OrderCost(work, result, working, detail, worst)
     work, working = _exact_work(game, request, computed)
     detail = f"{sets_word} per point x {n} point(s), 2**{d} coalitions ({request.index.definition})"

@@ -25,8 +25,9 @@ slower at d = 200 (measured), which is why it is the fallback. The
 order-1 Shapley values come from :func:`kernelxai.estimators.product_shapley`; STII's
 v({i}) - v(empty) = sum w (a_i - c_i) prod_{l != i} c_l from prefix x suffix products.
 
-Order 3 would extend the same way (Delta_ijk and a leave-three-out product,
-O(d^3 Q) per term); ``order=2`` is what is offered.
+This is the route of the pairs (order 2) of these four indices, kept as it was; any other
+index and order -- leave-|T|-out quadrature for sets of any size -- is
+``_interaction_product_orders``.
 """
 
 from __future__ import annotations

@@ -74,7 +74,8 @@ dropped when even the largest remaining :math:`\beta` cannot reach :math:`\theta
 largest |values| returned. The result is *certified*: every set not evaluated has a
 proven bound below the top-th value returned (up to floating-point rounding of the
 values and bounds, relative 1e-10). Where the candidates would exceed a twelfth of all
-sets (gathering sets one by one is then slower than all of them by matrix products), or the rule reads Taylor coefficients (lower orders of k-SII and FBII), all sets
+sets (gathering sets one by one is then slower than all of them by matrix products), or
+the rule reads Taylor coefficients (lower orders of k-SII and FBII), all sets
 of the size are computed and the top ones selected -- exact and certified as well.
 """
 

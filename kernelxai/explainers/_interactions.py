@@ -37,6 +37,8 @@ values are what they were before orders beyond 2 existed:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .._calibration import Work
@@ -87,6 +89,11 @@ from ._explain import (
 from ._intake import Intake, as_target, dense_inputs
 from ._rows import interactions_rows
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["shapley_interactions", "explain_interactions", "INDICES", "METHODS",
            "interaction_coefficients", "leave_two_out_product", "product_interactions",
            "exact_interactions", "sampled_interactions", "AUTO_EXACT_PLAYERS", "MAX_EXACT_PLAYERS",
@@ -107,9 +114,11 @@ _OWN_PARAMETERS = dict(index=Checked(check_index_name), order=Integer(1), method
 @parameters("kx.shapley_interactions",
             game=InstanceOf((Game,), "a kernelxai Game (wrap a function with kx.FunctionGame or a table with "
                                      "kx.TabularGame)"), **_OWN_PARAMETERS)
-def shapley_interactions(game, index="k-SII", order=2, method="auto", *, sets=None, top=None, budget=None,  # noqa: PLR0913 - the index, its order, the sets and each route's options, declared once
-                         seed=None, tolerance=DEFAULT_TOLERANCE, level=0.95,
-                         max_elements=None, progress=None) -> Explanation:
+def shapley_interactions(game: Game, index: str = "k-SII", order: int = 2, method: str = "auto", *,  # noqa: PLR0913 - the index, its order, the sets and each route's options, declared once
+                         sets: Iterable[Sequence[str | int]] | None = None, top: int | None = None,
+                         budget: int | None = None, seed: int | np.random.Generator | None = None,
+                         tolerance: float | None = DEFAULT_TOLERANCE, level: float = 0.95,
+                         max_elements: int | None = None, progress: bool | None = None) -> Explanation:
     r"""Interaction indices of any order (SII, k-SII, STII, Faith-SHAP, Moebius, ...) of every instance of ``game``.
 
     Parameters
@@ -327,9 +336,12 @@ _ARGUMENTS = ("value", "background", "index", "order", "method", "sets", "top", 
 
 
 @parameters("kx.explain_interactions", **{**PARAMETERS, **_OWN_PARAMETERS})
-def explain_interactions(model, X, value="interventional", background=None, index="k-SII",  # noqa: PLR0913 - kx.explain's arguments plus the index, its order and the sets
-                         order=2, method="auto", *, sets=None, top=None, groups=None, group_names=None,
-                         output=None, n_jobs=None, rows_per_chunk=None, **kw) -> Explanation:
+def explain_interactions(model: Any, X: ArrayLike, value: str = "interventional",  # noqa: PLR0913 - kx.explain's arguments plus the index, its order and the sets
+                         background: ArrayLike | None = None, index: str = "k-SII", order: int = 2,
+                         method: str = "auto", *, sets: Iterable[Sequence[str | int]] | None = None,
+                         top: int | None = None, groups: Sequence[Sequence[int | str]] | None = None,
+                         group_names: Sequence[str] | None = None, output: str | None = None,
+                         n_jobs: int | None = None, rows_per_chunk: int | None = None, **kw: Any) -> Explanation:
     """Shapley interactions of any order (and other interaction indices) of a model's predictions at the rows of ``X``.
 
     Builds the game :func:`kx.explain <kernelxai.explain>` builds (same models, value

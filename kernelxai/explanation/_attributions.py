@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _interop
 from ._interaction_sets import InteractionBlock, Interactions
+from ._tagged import decode, encode
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -776,7 +777,7 @@ class Explanation:
         Every array (values, base values, data, intervals, blocks, the interactions of any
         order) and ``meta`` round-trip exactly: floats are written with all their digits,
         non-finite numbers, tuples and arrays in ``meta`` are tagged (see
-        ``kernelxai.explanation._interop.encode``). Objects in ``meta`` that are not data
+        ``kernelxai.explanation._tagged.encode``). Objects in ``meta`` that are not data
         (a model, a function) are written as their ``repr`` and come back as that string.
         """
         text = json.dumps(self._to_dict(), allow_nan=False)
@@ -804,10 +805,10 @@ class Explanation:
         if data.get("format") != _JSON_FORMAT:
             raise ValueError(f"not an Explanation written by Explanation.to_json (format {data.get('format')!r}, "
                              f"expected {_JSON_FORMAT!r})")
-        fields = {name: _interop.decode(data.get(name)) for name in _JSON_ARRAYS}
+        fields = {name: decode(data.get(name)) for name in _JSON_ARRAYS}
         orders = data.get("interaction_orders")
         return cls(fields.pop("values"), fields.pop("base_values"), feature_names=data["feature_names"],
-                   meta=_interop.decode(data.get("meta")), output_names=data.get("output_names"),
+                   meta=decode(data.get("meta")), output_names=data.get("output_names"),
                    axes=tuple(data["axes"]), interaction_orders=None if orders is None
                    else Interactions.from_dict(orders), **fields)
 
@@ -818,8 +819,8 @@ class Explanation:
                "output_names": None if self.output_names is None else list(self.output_names)}
         for name in _JSON_ARRAYS:
             value = getattr(self, name)
-            out[name] = _interop.encode(value if isinstance(value, (float, type(None))) else np.asarray(value))
-        out["meta"] = _interop.encode(self.meta)
+            out[name] = encode(value if isinstance(value, (float, type(None))) else np.asarray(value))
+        out["meta"] = encode(self.meta)
         held = self._interaction_orders
         out["interaction_orders"] = None if held is None else held.to_dict()
         return out

@@ -36,10 +36,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _interop
+from ._tagged import decode, encode
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
     import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = ["Interactions", "InteractionBlock", "LAYOUTS", "SET_SEPARATOR", "lexicographic_sets"]
 
@@ -88,11 +91,19 @@ class InteractionBlock:
     Attributes
     ----------
     size, sets, values, layout, certified, evaluated
+
+    Examples
+    --------
+    >>> from kernelxai.explanation import InteractionBlock
+    >>> b = InteractionBlock(2, [[0, 2], [1, 2]], [[0.5, -1.0]], layout="sets")    # two pairs, one point
+    >>> b
+    InteractionBlock(size=2, layout='sets', sets=(2, 2), values=(1, 2))
     """
 
     __slots__ = ("size", "layout", "sets", "values", "certified", "evaluated")
 
-    def __init__(self, size, sets, values, layout="dense", certified=None, evaluated=None):
+    def __init__(self, size: int, sets: ArrayLike | None, values: ArrayLike, layout: str = "dense",
+                 certified: ArrayLike | None = None, evaluated: ArrayLike | None = None) -> None:
         self.size, self.layout = int(size), layout
         self.sets = None if sets is None else np.asarray(sets, dtype=np.int64)
         self.values = np.asarray(values, dtype=float)
@@ -148,7 +159,9 @@ class Interactions:
     2      0      2  b × c   0.25
     """
 
-    def __init__(self, blocks, feature_names, *, index=None, order=None, axes=None):
+    def __init__(self, blocks: Mapping[int, InteractionBlock] | Iterable[InteractionBlock],
+                 feature_names: Sequence[str], *, index: str | None = None, order: int | None = None,
+                 axes: Sequence[str] | None = None) -> None:
         items = blocks.values() if isinstance(blocks, dict) else blocks
         self.feature_names = [str(f) for f in feature_names]
         self.index = None if index is None else str(index)
@@ -186,7 +199,7 @@ class Interactions:
 
     def _check_sets(self, b):
         d, t = len(self.feature_names), b.size
-        lead = self.values_lead()
+        lead = self._lead()
         if b.layout == "dense":
             if b.sets is None:
                 b.sets = lexicographic_sets(d, t)
@@ -209,9 +222,9 @@ class Interactions:
             raise ValueError(f"the block of size {t} names positions outside 0..{d - 1}")
 
     def _check_values(self, b):
-        t, lead = b.size, self.values_lead()
+        t, lead = b.size, self._lead()
         m = b.sets.shape[-2]
-        expected = lead + (m,) + (() if "output" not in self.axes else (self.n_outputs_of(b),))
+        expected = lead + (m,) + (() if "output" not in self.axes else (self._n_outputs_of(b),))
         if b.values.shape != expected:
             raise ValueError(f"values of the block of size {t} must have shape {expected} "
                              f"({' x '.join(self._value_axes())}); got {b.values.shape}")
@@ -227,14 +240,14 @@ class Interactions:
                 "output" in self.axes and first.values.shape[-1] != b.values.shape[-1]):
             raise ValueError("the blocks hold different numbers of points or outputs")
 
-    def values_lead(self) -> tuple[int, ...]:
+    def _lead(self) -> tuple[int, ...]:
         """The shape of the instance axis ((n,) or ())."""
         if "instance" not in self.axes:
             return ()
         first = next(iter(self.blocks.values()), None)
         return () if first is None else first.values.shape[:1]
 
-    def n_outputs_of(self, b) -> int:
+    def _n_outputs_of(self, b) -> int:
         return int(b.values.shape[-1]) if b.values.ndim else 0
 
     def _value_axes(self):
@@ -253,7 +266,7 @@ class Interactions:
     @property
     def n_instances(self) -> int | None:
         """Points (None for a single point)."""
-        lead = self.values_lead()
+        lead = self._lead()
         return lead[0] if lead else None
 
     def __getitem__(self, size) -> InteractionBlock:
@@ -279,7 +292,7 @@ class Interactions:
             parts.append("with outputs")
         return f"Interactions({', '.join(parts)})"
 
-    def positions(self, members) -> tuple[int, ...]:
+    def positions(self, members: str | int | Iterable[str | int]) -> tuple[int, ...]:
         """A set given by feature names or positions, as sorted positions."""
         members = (members,) if isinstance(members, (str, numbers.Integral)) else tuple(members)
         out = []
@@ -296,7 +309,7 @@ class Interactions:
             raise KeyError(f"{members!r} names a feature twice")
         return tuple(sorted(out))
 
-    def value_of(self, members) -> np.ndarray:
+    def value_of(self, members: str | int | Iterable[str | int]) -> np.ndarray:
         """The values of one set (feature names or positions, any order) at every point.
 
         Returns
@@ -321,10 +334,10 @@ class Interactions:
         p = 1 if "instance" in self.axes else 0
         return np.take(b.values, where[0], axis=p)
 
-    def labels(self, sets) -> list[str]:
+    def labels(self, sets: ArrayLike) -> list[str]:
         """The sets' names: the feature names of each row joined by :data:`SET_SEPARATOR` ("" for the empty set)."""
-        names = self.feature_names
-        return [SET_SEPARATOR.join(names[j] for j in row) for row in np.asarray(sets).reshape(-1, sets.shape[-1])]
+        names, sets = self.feature_names, np.asarray(sets)
+        return [SET_SEPARATOR.join(names[j] for j in row) for row in sets.reshape(-1, sets.shape[-1])]
 
     # ------------------------------------------------------------ conversions
     def to_frame(self) -> pd.DataFrame:
@@ -372,27 +385,28 @@ class Interactions:
         """A JSON-able dict (arrays tagged, non-finite numbers kept); :meth:`from_dict` reads it back exactly."""
         blocks = []
         for b in self.blocks.values():
-            entry = {"size": b.size, "layout": b.layout, "values": _interop.encode(b.values),
-                     "sets": None if b.layout == "dense" else _interop.encode(b.sets)}
+            entry = {"size": b.size, "layout": b.layout, "values": encode(b.values),
+                     "sets": None if b.layout == "dense" else encode(b.sets)}
             if b.layout == "top":
-                entry["certified"] = _interop.encode(b.certified)
-                entry["evaluated"] = _interop.encode(b.evaluated)
+                entry["certified"] = encode(b.certified)
+                entry["evaluated"] = encode(b.evaluated)
             blocks.append(entry)
         return {"index": self.index, "order": self.order, "feature_names": list(self.feature_names),
                 "axes": list(self.axes), "blocks": blocks}
 
     @classmethod
-    def from_dict(cls, data) -> Interactions:
+    def from_dict(cls, data: Mapping[str, Any]) -> Interactions:
         """The :class:`Interactions` of :meth:`to_dict`."""
-        blocks = [InteractionBlock(e["size"], None if e["sets"] is None else _interop.decode(e["sets"]),
-                                   _interop.decode(e["values"]), e["layout"],
-                                   _interop.decode(e.get("certified")), _interop.decode(e.get("evaluated")))
+        blocks = [InteractionBlock(e["size"], None if e["sets"] is None else decode(e["sets"]),
+                                   decode(e["values"]), e["layout"],
+                                   decode(e.get("certified")), decode(e.get("evaluated")))
                   for e in data["blocks"]]
         return cls(blocks, data["feature_names"], index=data.get("index"), order=data.get("order"),
                    axes=tuple(data["axes"]))
 
     # ---------------------------------------------------------------- slicing
-    def take(self, instance=None, feature=None, output=None) -> Interactions | None:
+    def take(self, instance: int | slice | ArrayLike | None = None, feature: int | slice | ArrayLike | None = None,
+             output: int | slice | ArrayLike | None = None) -> Interactions | None:
         """The blocks at normalised keys, as :class:`~kernelxai.Explanation` slices them.
 
         Each key is None (all), an int (the axis is dropped), a slice or a 1-D int array.
@@ -429,7 +443,7 @@ class Interactions:
         return Interactions(blocks, names, index=self.index, order=self.order, axes=tuple(axes))
 
     @classmethod
-    def concat(cls, pieces) -> Interactions:
+    def concat(cls, pieces: Iterable[Interactions]) -> Interactions:
         """The blocks of consecutive points stacked along the instance axis (same sets, sizes and layouts)."""
         pieces = list(pieces)
         first = pieces[0]
@@ -457,7 +471,7 @@ class Interactions:
         return cls(blocks, first.feature_names, index=first.index, order=first.order, axes=first.axes)
 
     @classmethod
-    def stack_outputs(cls, pieces) -> Interactions:
+    def stack_outputs(cls, pieces: Iterable[Interactions]) -> Interactions:
         """The blocks of one output each, stacked on a trailing output axis (same sets; no ``"top"``)."""
         pieces = list(pieces)
         first = pieces[0]

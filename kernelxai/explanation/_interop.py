@@ -5,20 +5,20 @@ with its attributes); hands on a pandas DataFrame (:func:`to_frame`,
 :func:`interactions_frame`), a ``shap.Explanation`` (:func:`to_shap`),
 ``shapiq.InteractionValues`` of any order (:func:`to_shapiq`), or, from a
 ``shap.Explanation`` or ``shapiq.InteractionValues``, the arguments of the Explanation
-constructor (:func:`shap_fields`, :func:`shapiq_fields`); and the tagged JSON-able form of
-arrays, tuples and non-finite numbers that ``Explanation.to_json`` writes (:func:`encode`,
-:func:`decode`). pandas, shap and shapiq are optional and imported when called (shapiq
-is not imported at all to read its objects). The Explanation's methods of the same names
-call these.
+constructor (:func:`shap_fields`, :func:`shapiq_fields`). pandas, shap and shapiq are
+optional and imported when called (shapiq is not imported at all to read its objects).
+The Explanation's methods of the same names call these; its JSON is
+``kernelxai.explanation._tagged``'s.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ._interaction_sets import InteractionBlock, Interactions, lexicographic_sets
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import shapiq
 
 __all__ = ["to_frame", "interactions_frame", "to_shap", "to_shapiq", "shap_fields", "shapiq_fields",
-           "encode", "decode", "UP_TO_K_INDICES"]
+           "UP_TO_K_INDICES"]
 
 #: The indices whose ``order=k`` means every size 1..k (the others: exactly k, or 1). Mirrors the
 #: declarations of ``kernelxai.estimators._interaction_indices`` (a test keeps them equal), and
@@ -232,8 +232,6 @@ def shapiq_fields(interaction_values, feature_names=None) -> dict[str, Any]:
     ValueError
         An empty list, or points of different numbers of players.
     """
-    from ._interaction_sets import InteractionBlock, Interactions, lexicographic_sets
-
     single = not isinstance(interaction_values, (list, tuple))
     ivs = [interaction_values] if single else list(interaction_values)
     if not ivs:
@@ -341,94 +339,3 @@ def shap_fields(explanation) -> dict[str, Any]:
             "feature_names": None if names is None else list(names),
             "stderr": attr("error_std"), "lower": attr("lower_bounds"),
             "upper": attr("upper_bounds"), "meta": meta, "output_names": output_names}
-
-
-# --------------------------------------------------------------------------- #
-# JSON: arrays, tuples and non-finite numbers, tagged
-# --------------------------------------------------------------------------- #
-def _number(x):
-    """A float as JSON holds it: itself when finite, else "nan", "inf" or "-inf"."""
-    if math.isfinite(x):
-        return x
-    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-
-
-def encode(obj) -> Any:
-    """``obj`` as JSON types, tagged so that :func:`decode` gives it back exactly.
-
-    Arrays become ``{"__ndarray__": flat list, "dtype", "shape"}`` (non-finite floats as
-    "nan"/"inf"/"-inf"), tuples ``{"__tuple__": [...]}``, non-finite floats
-    ``{"__float__": "nan"}``, dicts with keys that are not strings ``{"__items__": [[k, v],
-    ...]}``, numpy scalars Python ones. Anything else (a model, a function) becomes
-    ``{"__repr__": repr(obj)}`` and comes back as that string.
-
-    Examples
-    --------
-    >>> encode({"x": np.array([1.0, np.inf]), "t": (1, "a")})
-    {'x': {'__ndarray__': [1.0, 'inf'], 'dtype': '<f8', 'shape': [2]}, 't': {'__tuple__': [1, 'a']}}
-    >>> decode(encode({"x": np.array([1.0, np.inf]), "t": (1, "a")}))
-    {'x': array([ 1., inf]), 't': (1, 'a')}
-    """
-    if obj is None or isinstance(obj, (bool, str)):
-        return obj
-    if isinstance(obj, np.ndarray):
-        return _encode_array(obj)
-    if isinstance(obj, np.generic):
-        return encode(obj.item())
-    if isinstance(obj, numbers.Real):
-        return _encode_number(obj)
-    if isinstance(obj, dict):
-        if all(isinstance(k, str) and not k.startswith("__") for k in obj):
-            return {k: encode(v) for k, v in obj.items()}
-        return {"__items__": [[encode(k), encode(v)] for k, v in obj.items()]}
-    if isinstance(obj, list):
-        return [encode(v) for v in obj]
-    if isinstance(obj, tuple):
-        return {"__tuple__": [encode(v) for v in obj]}
-    return {"__repr__": repr(obj)}
-
-
-def _encode_number(x):
-    """An int as itself, a float as itself when finite, else ``{"__float__": "nan"}`` (or "inf", "-inf")."""
-    if isinstance(x, numbers.Integral):
-        return int(x)
-    x = float(x)
-    return x if math.isfinite(x) else {"__float__": _number(x)}
-
-
-def _encode_array(arr):
-    """``{"__ndarray__": flat list, "dtype", "shape"}``; objects element by element (dtype "object")."""
-    flat = arr.ravel().tolist()
-    kind = arr.dtype.kind
-    if kind == "f":
-        data = [_number(x) for x in flat]
-    elif kind in "biuU":
-        data = flat
-    else:
-        return {"__ndarray__": [encode(x) for x in flat], "dtype": "object", "shape": list(arr.shape)}
-    return {"__ndarray__": data, "dtype": arr.dtype.str, "shape": list(arr.shape)}
-
-
-def decode(obj) -> Any:
-    """The object :func:`encode` made JSON of."""
-    if isinstance(obj, list):
-        return [decode(v) for v in obj]
-    if not isinstance(obj, dict):
-        return obj
-    if "__ndarray__" in obj:
-        data, dtype = obj["__ndarray__"], obj["dtype"]
-        if dtype == "object":
-            arr = np.empty(len(data), dtype=object)
-            arr[:] = [decode(v) for v in data]
-        else:
-            arr = np.array(data, dtype=object).astype(np.dtype(dtype)) if data else np.zeros(0, np.dtype(dtype))
-        return arr.reshape(obj["shape"])
-    if "__tuple__" in obj:
-        return tuple(decode(v) for v in obj["__tuple__"])
-    if "__float__" in obj:
-        return float(obj["__float__"])
-    if "__items__" in obj:
-        return {decode(k): decode(v) for k, v in obj["__items__"]}
-    if "__repr__" in obj:
-        return obj["__repr__"]
-    return {k: decode(v) for k, v in obj.items()}
