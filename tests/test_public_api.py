@@ -83,7 +83,8 @@ SURFACE = {
     ],
     "kernelxai.plots": [
         "bar", "waterfall", "beeswarm", "dependence", "kde", "correlation", "dependence_band",
-        "interaction_heatmap", "interaction_network", "strongest_interaction", "POSITIVE", "NEGATIVE",
+        "interaction_heatmap", "interaction_network", "strongest_interaction", "interaction_bar",
+        "interaction_upset", "POSITIVE", "NEGATIVE",
     ],
     "kernelxai.widgets": ["ExplanationExplorer", "ParameterExplorer", "explore", "gp_explorer", "interact",
                           "show_figures"],

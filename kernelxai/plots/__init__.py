@@ -3,8 +3,8 @@
 Takes Explanations only. Three families: attributions (:func:`bar`, :func:`waterfall`,
 :func:`beeswarm`, :func:`dependence`), uncertainty (:func:`kde`, :func:`correlation`,
 :func:`dependence_band`) and interactions (:func:`interaction_heatmap`, :func:`interaction_network`,
-:func:`strongest_interaction`); they share a style (the colours :data:`POSITIVE` and
-:data:`NEGATIVE`, axes, feature order).
+:func:`strongest_interaction`; of any order: :func:`interaction_bar`, :func:`interaction_upset`); they
+share a style (the colours :data:`POSITIVE` and :data:`NEGATIVE`, axes, feature order).
 
 Every function takes an :class:`~kernelxai.Explanation` -- or a ``shap.Explanation``, converted
 with :meth:`Explanation.from_shap` (values, base values, data, feature names, bounds) -- draws on
@@ -18,9 +18,10 @@ package is cheap and leaves the matplotlib backend alone.
 
 from ._attribution_plots import bar, beeswarm, dependence, waterfall
 from ._interaction_plots import interaction_heatmap, interaction_network, strongest_interaction
+from ._interaction_sets_plots import interaction_bar, interaction_upset
 from ._plot_style import NEGATIVE, POSITIVE
 from ._uncertainty_plots import correlation, dependence_band, kde
 
 __all__ = ["bar", "waterfall", "beeswarm", "dependence", "kde", "correlation", "dependence_band",
-           "interaction_heatmap", "interaction_network", "strongest_interaction", "POSITIVE",
-           "NEGATIVE"]
+           "interaction_heatmap", "interaction_network", "strongest_interaction", "interaction_bar",
+           "interaction_upset", "POSITIVE", "NEGATIVE"]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._interaction_sets_plots import set_table
 from ._plot_style import (
     NEGATIVE,
     POSITIVE,
@@ -147,13 +148,18 @@ def interaction_network(expl: Explanation | shap.Explanation, row: int | None = 
     Features sit on a circle; the ``top`` pairs with the largest ``|interaction|``
     (mean over instances when ``row`` is None) are edges whose width grows with
     the strength, red for positive and blue for negative (grey for the mean
-    absolute value). Node size follows the feature's mean ``|order-1 value|``.
+    absolute value). Node size follows the feature's main effect: the ``|value|``
+    of its set of one feature when the index has one for every feature (k-SII,
+    STII, FSII, FBII: ``interaction_orders[1]``), else its ``|order-1 value|``
+    (``values``); at one point a node is tinted by the sign of that effect.
 
     Parameters
     ----------
     expl : Explanation or shap.Explanation
-        With an interaction block, ``expl.interactions`` of shape (n, d, d) (or (d, d)
-        for a single instance), e.g. from :func:`kernelxai.explain_interactions`.
+        With pairs: ``expl.interaction_orders[2]`` of any index and layout (all pairs,
+        ``sets=`` or ``top=``; e.g. from :func:`kernelxai.explain_interactions` with
+        ``order >= 2``), or the pairwise block ``expl.interactions`` of shape (n, d, d)
+        (or (d, d) for a single instance).
     row : int, optional
         The instance to show, with signed edges; None: the mean ``|interaction|`` over
         instances. Ignored for a single instance.
@@ -169,16 +175,17 @@ def interaction_network(expl: Explanation | shap.Explanation, row: int | None = 
     Returns
     -------
     matplotlib Axes
-        The edges are the lines with gid ``"edge"``.
+        The edges are the lines with gid ``"edge"``, the nodes the collection with gid ``"node"``.
 
     Raises
     ------
     TypeError
         When ``expl`` is neither a kernelxai nor a shap Explanation.
     ValueError
-        For ``top`` that is not a positive integer, an Explanation without an interaction
-        block, a ``row`` out of range, or an ``output`` missing, unknown or given for a
-        single-output Explanation.
+        For ``top`` that is not a positive integer, an Explanation without interactions or
+        without pairs (e.g. ``index="Moebius", order=3`` holds only triples), a ``row`` out
+        of range, ``row=None`` over ``top=`` pairs that differ by point, or an ``output``
+        missing, unknown or given for a single-output Explanation.
 
     Examples
     --------
@@ -190,42 +197,72 @@ def interaction_network(expl: Explanation | shap.Explanation, row: int | None = 
     >>> ax = kx.plots.interaction_network(kx.explain_interactions(model, X[:10]), top=2)
     >>> ax.get_title(), len([line for line in ax.lines if line.get_gid() == "edge"])
     ('2 strongest interactions (mean |interaction| over instances)', 2)
+
+    The pairs of an index of higher order (here the k-SII of order 3: main effects as node sizes):
+
+    >>> e = kx.explain_interactions(model, X[:10], index="k-SII", order=3)
+    >>> ax = kx.plots.interaction_network(e, row=0, top=3)
+    >>> len([line for line in ax.lines if line.get_gid() == "edge"])
+    3
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    expl = as_explanation(expl, output)
-    matrix, what, r = _interaction_matrix(expl, row)
     if isinstance(top, (bool, np.bool_)) or not isinstance(top, (int, np.integer)) or top < 1:
         raise ValueError(f"top must be a positive integer; got {top!r}")
+    expl = as_explanation(expl, output)
+    table = set_table(expl, row, 2, limit=int(top))
     names = list(expl.feature_names)
     d = len(names)
-    iu, ju = np.triu_indices(d, k=1)
-    strength = matrix[iu, ju]
-    order = np.argsort(-np.abs(strength), kind="stable")[:top]
-    order = order[np.abs(strength[order]) > 0]
+    strength = table.values
+    pairs = np.asarray(table.sets, dtype=np.int64).reshape(-1, 2)[np.abs(strength) > 0]
+    strength = strength[np.abs(strength) > 0]
     ax = new_axes(ax, (5.5, 5.5))
     angle = np.pi / 2 - 2 * np.pi * np.arange(d) / d
     px, py = np.cos(angle), np.sin(angle)
-    vmax = float(np.abs(strength[order]).max()) if len(order) else 1.0
-    signed = row is not None or np.asarray(expl.interactions).ndim == 2
-    for e in order[::-1]:
-        a, b, s = iu[e], ju[e], strength[e]
-        color = (POSITIVE if s > 0 else NEGATIVE) if signed else "grey"
+    vmax = float(np.abs(strength).max()) if len(strength) else 1.0
+    for (a, b), s in zip(pairs[::-1], strength[::-1]):
+        color = (POSITIVE if s > 0 else NEGATIVE) if table.signed else "grey"
         ax.plot([px[a], px[b]], [py[a], py[b]], color=color, lw=0.8 + 6.0 * abs(s) / vmax,
                 alpha=0.85, solid_capstyle="round", zorder=1, gid="edge")
-    values = np.asarray(expl.values, dtype=float)
-    size = np.abs(values if values.ndim == 1 else (values[r] if r is not None else values)).reshape(-1, d)
-    size = size.mean(axis=0)
-    size = 80 + 600 * size / (size.max() or 1.0)
-    ax.scatter(px, py, s=size, color="#f0f0f0", edgecolors="#333333", zorder=2)
+    main = _main_effects(expl, row if table.signed else None)
+    size = 80 + 600 * np.abs(main) / (np.abs(main).max() or 1.0)
+    face = [_tint(POSITIVE if v > 0 else NEGATIVE) if table.signed and v != 0 else "#f0f0f0" for v in main]
+    ax.scatter(px, py, s=size, color=face, edgecolors="#333333", zorder=2, gid="node")
+    gap = np.sqrt(size) / 2 + 5                             # the node's radius in points, and a margin
     for j in range(d):
-        ax.annotate(names[j], (px[j], py[j]), xytext=(1.18 * px[j], 1.18 * py[j]), ha="center",
-                    va="center", fontsize=8)
+        ax.annotate(names[j], (px[j], py[j]), xytext=(gap[j] * px[j], gap[j] * py[j]), textcoords="offset points",
+                    ha="left" if px[j] > 0.25 else "right" if px[j] < -0.25 else "center",
+                    va="bottom" if py[j] > 0.25 else "top" if py[j] < -0.25 else "center", fontsize=8)
     ax.set_xlim(-1.45, 1.45)
     ax.set_ylim(-1.45, 1.45)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.set_title(title or (f"{len(order)} strongest interactions" + (f" ({what})" if what else "")))
+    what = table.what if table.signed else "mean |interaction| over instances"
+    ax.set_title(title or (f"{len(strength)} strongest interactions" + (f" ({what})" if what else "")))
     return ax
+
+
+def _tint(color, amount=0.55):
+    """``color`` mixed with white (a light node face that keeps the label and edges readable)."""
+    from matplotlib.colors import to_rgb
+
+    return tuple(1 - amount * (1 - c) for c in to_rgb(color))
+
+
+def _main_effects(expl, row):
+    """Each feature's main effect at ``row`` (mean ``|.|`` over points when None): the index's sets of one
+    feature when it holds every one of them, else the order-1 ``values``."""
+    inter = expl.interaction_orders
+    block = inter.blocks.get(1) if inter is not None else None
+    if block is not None and block.layout == "dense":
+        values = block.values
+    else:
+        values = np.asarray(expl.values, dtype=float)
+    d = len(expl.feature_names)
+    if values.ndim == 1:
+        return values
+    if row is not None:
+        return values[row_position(row, values.shape[0])]
+    return np.abs(values).reshape(-1, d).mean(axis=0)
 
 
 def strongest_interaction(expl: Explanation | shap.Explanation, feature: str | int) -> int:
