@@ -36,7 +36,7 @@ def random_game(rng, d, terms, *, general=True, n=1, spread=0.3):
     return kx.ProductGame(a, c, rng.normal(size=(1, terms)), n_instances=n)
 
 
-def kernel_counts(game, monkeypatch, counter="node_count", **kwargs):
+def kernel_counts(game, monkeypatch, counter="node_count", probes=None, **kwargs):
     """The node counts the kernel chooses, task by task, when it runs on ``game`` (``counter``:
     the function that returns them, as the numpy kernel or, ``nodes_needed``, the numba kernel calls it)."""
     counts = []
@@ -49,7 +49,7 @@ def kernel_counts(game, monkeypatch, counter="node_count", **kwargs):
         return q
 
     monkeypatch.setattr(module, counter, counting)
-    product.product_sums(game, n_jobs=1, **kwargs)
+    product.product_sums(game, product.ProductOptions(n_jobs=1, **kwargs), probes)
     monkeypatch.setattr(module, counter, inner)
     return counts
 
@@ -123,7 +123,7 @@ def test_a_probe_that_saw_every_term_gives_the_route_its_count(general, monkeypa
     found = probes.estimate(game)                              # all 400 terms fit in the probe
     assert found.terms == 400 and found.complete and probes.nodes_for_all(game) == found.nodes
     assert kernel_counts(game, monkeypatch, probes=probes) == []   # the route asks for no count
-    again = product.product_sums(game, n_jobs=1, probes=probes)
+    again = product.product_sums(game, product.ProductOptions(n_jobs=1), probes)
     np.testing.assert_array_equal(again.values, values)        # one task: the same count, same bits
     np.testing.assert_array_equal(again.base_values, base)
     # a probe that stopped short says nothing of the other terms; another call's probes know nothing
@@ -291,7 +291,7 @@ def test_a_probed_small_game_gives_the_same_bits_from_the_probes_tasks(value):
     assert np.array_equal(with_probe.values, without.values)
     assert np.array_equal(with_probe.base_values, without.base_values)
     # another block size: the route forms its own tasks
-    product.product_sums(probed_game, max_elements=working_elements(8) // 2, probes=probes)
+    product.product_sums(probed_game, product.ProductOptions(max_elements=working_elements(8) // 2), probes)
     assert calls == [1, 1]
     # and kx.explain's call does the same with probes of its own: one pass over the terms
     with_explain = kx.shapley_values(probed_game, "product")

@@ -26,15 +26,6 @@ from test_public_api import KX_ALL, SURFACE
 
 import kernelxai as kx
 
-#: Callables in files other engineers were rewriting when this test was written (#36, the long
-#: functions cut along their seams); each is expected to fail until annotated, and the test fails
-#: as soon as one passes, so that it is taken off this list (empty it, then delete it).
-PENDING = {
-    "kernelxai.estimators._product.product_shapley",
-    "kernelxai.estimators._term_tasks.estimate_nodes",
-    "kernelxai.explainers._gp_shap.explain_gp",
-}
-
 
 def _ours(obj) -> bool:
     return (getattr(obj, "__module__", None) or "").startswith("kernelxai")
@@ -89,12 +80,9 @@ def test_the_surface_offers_callables_to_check():
     assert len(CALLABLES) > 200
     assert "kernelxai.explanation._attributions.Explanation.__init__" in CALLABLES
     assert "kernelxai.kernels._product_kernels.ProductKernel.feature_grams" in CALLABLES
-    assert not [name for name in PENDING if name not in CALLABLES], "PENDING names a callable the surface lacks"
 
 
 @pytest.mark.parametrize("name", sorted(CALLABLES))
-def test_public_signature_is_annotated(name, request):
-    if name in PENDING:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="annotated by its file's owner (#36)"))
+def test_public_signature_is_annotated(name):
     missing = _unannotated(CALLABLES[name])
     assert not missing, f"{name}: no annotation on {', '.join(missing)}"

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -96,6 +97,7 @@ from ._term_tasks import (
 )
 
 __all__ = ["gauss_legendre_01", "leave_one_out_product", "product_shapley", "product_sums", "ProductSums",
+           "ProductOptions",
            "shapley_weights_exact", "reference_shapley", "estimate_nodes", "ROUTES", "BACKENDS",
            "PrecisionError",
            # the pieces of the routes that the cost model, tests and benchmarks look at
@@ -126,9 +128,10 @@ def _jobs_for(game, route, work_elements, n_jobs):
     return max(1, min(n_jobs, tasks))
 
 
-def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
-                    progress=None, work_elements=WORK_ELEMENTS, tolerance=DEFAULT_TOLERANCE,
-                    return_bound=False, backend="numpy") -> tuple:
+def product_shapley(game: ProductGame, *, route: str = "quadrature", max_elements: int | None = None,  # noqa: PLR0913 - keyword options of a public function, one each as scikit-learn's
+                    n_jobs: int | None = None, progress: bool | None = None, work_elements: int = WORK_ELEMENTS,
+                    tolerance: float | None = DEFAULT_TOLERANCE, return_bound: bool = False,
+                    backend: str = "numpy") -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, float]:
     r"""Exact Shapley values and :math:`v(\emptyset)` of a :class:`ProductGame`.
 
     Parameters
@@ -216,8 +219,8 @@ def product_shapley(game, *, route="quadrature", max_elements=None, n_jobs=None,
     >>> bool(error < 1e-12)
     True
     """
-    sums = product_sums(game, route=route, max_elements=max_elements, n_jobs=n_jobs, progress=progress,
-                        work_elements=work_elements, tolerance=tolerance, backend=backend)
+    sums = product_sums(game, ProductOptions(route, max_elements, n_jobs, progress, work_elements, tolerance,
+                                             backend))
     if return_bound:
         return sums.values, sums.base_values, sums.error
     return sums.values, sums.base_values
@@ -231,18 +234,31 @@ class ProductSums(NamedTuple):
     error: float
 
 
-def product_sums(game, *, route="quadrature", max_elements=None, n_jobs=None, progress=None,
-                 work_elements=WORK_ELEMENTS, tolerance=DEFAULT_TOLERANCE, backend="numpy",
-                 probes=None) -> ProductSums:
+@dataclass(frozen=True)
+class ProductOptions:
+    """The keyword options of one :func:`product_shapley` call, as given (checked by :func:`product_sums`)."""
+
+    route: str = "quadrature"
+    max_elements: int | None = None
+    n_jobs: int | None = None
+    progress: bool | None = None
+    work_elements: int = WORK_ELEMENTS
+    tolerance: float | None = DEFAULT_TOLERANCE
+    backend: str = "numpy"
+
+
+def product_sums(game, options=None, probes=None) -> ProductSums:
     """:func:`product_shapley` as a :class:`ProductSums`, with the node probes of the call.
 
-    ``probes``: the ``kernelxai.estimators._term_tasks.NodeProbes`` whose
-    cost estimate probed ``game`` in this call, or None. A small game's terms
-    were all seen by that probe: its count serves every task of the
-    quadrature, and its tasks (when cut as this call would) are taken as they
-    are -- bit for bit what the call computes without them. The other
-    parameters, and what is raised, as :func:`product_shapley`.
+    ``options``: a :class:`ProductOptions` (None: the defaults). ``probes``: the
+    ``kernelxai.estimators._term_tasks.NodeProbes`` whose cost estimate probed
+    ``game`` in this call, or None. A small game's terms were all seen by that
+    probe: its count serves every task of the quadrature, and its tasks (when
+    cut as this call would) are taken as they are -- bit for bit what the call
+    computes without them. What is raised: as :func:`product_shapley`.
     """
+    options = ProductOptions() if options is None else options
+    route, backend, work_elements = options.route, options.backend, options.work_elements
     if not isinstance(game, ProductGame):
         raise TypeError(
             f"method={route!r} needs a ProductGame -- a value function of a model with a "
@@ -252,16 +268,15 @@ def product_sums(game, *, route="quadrature", max_elements=None, n_jobs=None, pr
     check_choice(backend, "backend", BACKENDS)
     if backend == "numba" and route == "quadrature":
         numba_kernels()  # compile (or fail for want of numba) before any thread starts
-    n_jobs = _default_jobs() if n_jobs is None else check_positive_int(n_jobs, "n_jobs")
+    n_jobs = _default_jobs() if options.n_jobs is None else check_positive_int(options.n_jobs, "n_jobs")
     n_jobs = _jobs_for(game, route, work_elements, n_jobs)
-    if max_elements is None:
-        max_elements = working_elements(8)
+    max_elements = working_elements(8) if options.max_elements is None else options.max_elements
     nodes, kept = None, None
     if route == "quadrature" and probes is not None:
         nodes, kept = probes.nodes_for_all(game), probes.tasks(game, max_elements, work_elements)
     tasks = kept if kept is not None else iter_tasks(game, route, max_elements, work_elements)
-    with progress_bar(None, f"product Shapley ({route})", "term", progress) as bar:
-        sums = _TermSums(game, route, backend, tolerance, nodes, work_elements, tasks, bar)
+    with progress_bar(None, f"product Shapley ({route})", "term", options.progress) as bar:
+        sums = _TermSums(game, options, nodes, tasks, bar)
         with_helpers(sums.work, n_jobs)
     return ProductSums(sums.values, sums.base, sums.worst)
 
@@ -276,9 +291,9 @@ class _TermSums:
     other threads then stop taking tasks.
     """
 
-    def __init__(self, game, route, backend, tolerance, nodes, work_elements, tasks, bar):
-        self.route, self.backend, self.tolerance, self.nodes = route, backend, tolerance, nodes
-        self.d, self.work_elements, self.bar = game.n_players, work_elements, bar
+    def __init__(self, game, options, nodes, tasks, bar):
+        self.route, self.backend, self.tolerance = options.route, options.backend, options.tolerance
+        self.nodes, self.d, self.work_elements, self.bar = nodes, game.n_players, options.work_elements, bar
         self.tasks = enumerate(tasks)
         n = game.n_instances or 1
         self.values = np.zeros((n, self.d))

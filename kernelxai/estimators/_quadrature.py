@@ -45,7 +45,7 @@ import math
 from .._calibration import arithmetic_passes
 from ..games import ProductGame
 from ._pkex_routes import DEFAULT_TOLERANCE
-from ._product import product_sums
+from ._product import ProductOptions, product_sums
 from ._quadrature_kernel import WORK_ELEMENTS
 from ._registry import Cost, Estimator, EstimatorResult, Option, register
 from ._term_tasks import PROBE_TERMS, NodeProbes, count_tasks, summands
@@ -101,10 +101,10 @@ class _ProductRoute(Estimator):
                 "fewer training points (a Nystrom model) or fewer explained points per call"]
 
     def run(self, game, rng, options):
-        sums = product_sums(
-            game, route=self.route, max_elements=options["max_elements"], n_jobs=options["n_jobs"],
+        sums = product_sums(game, ProductOptions(
+            route=self.route, max_elements=options["max_elements"], n_jobs=options["n_jobs"],
             progress=options["progress"], tolerance=options.get("tolerance"),
-            backend=options.get("backend", "numpy"), probes=options.get(PROBES))
+            backend=options.get("backend", "numpy")), probes=options.get(PROBES))
         meta = {"route": self.description}
         if self.route != "quadrature":
             meta["error_bound"] = sums.error

@@ -184,7 +184,7 @@ class NodeEstimate:
     complete: bool
 
 
-def estimate_nodes(game, *, max_terms=None, work_elements=WORK_ELEMENTS) -> int:
+def estimate_nodes(game: ProductGame, *, max_terms: int | None = None, work_elements: int = WORK_ELEMENTS) -> int:
     """Gauss-Legendre nodes the quadrature route will use on ``game``, from its first terms.
 
     The quadrature chooses its node count per task of terms from a bound

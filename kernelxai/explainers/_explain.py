@@ -402,18 +402,16 @@ def explain(model: Any, X: ArrayLike, value: str = "interventional", background:
     X, background = dense_inputs(X, background)
     plan = door.plan
     check_value_applies(door, model, value)
+    request = _Request(value, method, groups, group_names, n_jobs, rows_per_chunk)
     if plan is not None:  # one explanation per output (models.convert.plans), stacked on an outputs axis
         missing = plan.missing_background(background)
         if missing:
             raise BackgroundRequiredError(missing)
         _check_outputs_cost(door, X, value, background, method, groups, group_names, n_jobs, options)
-        return plan.finish([_explain_target(target, X, value=value,
-                                            background=plan.background_for(target.model, background),
-                                            method=method, groups=groups, group_names=group_names,
-                                            n_jobs=n_jobs, rows_per_chunk=rows_per_chunk, options=dict(options))
+        return plan.finish([_explain_target(target, X, plan.background_for(target.model, background), request,
+                                            dict(options))
                             for target in door.targets])
-    return _explain_target(door.targets[0], X, value=value, background=background, method=method, groups=groups,
-                           group_names=group_names, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk, options=options)
+    return _explain_target(door.targets[0], X, background, request, options)
 
 
 #: value functions that explain any model through model calls (the interventional game by averaging them)
@@ -552,16 +550,29 @@ def _check_outputs_cost(door, X, value, background, method, groups, group_names,
                f"method={est.name!r})", advice)
 
 
-def _explain_target(target, X, *, value, background, method, groups, group_names, n_jobs, rows_per_chunk,
-                    options):
-    """kx.explain of one output of the model (a ``kernelxai.explainers._intake.Target``)."""
-    check_n_jobs(n_jobs)
+@dataclass(frozen=True)
+class _Request:
+    """What one ``kx.explain`` call asks, the same for every output of the model."""
+
+    value: str
+    method: object
+    groups: list | None
+    group_names: list | None
+    n_jobs: int | None
+    rows_per_chunk: int | None
+
+
+def _explain_target(target, X, background, request, options):
+    """kx.explain of one output of the model (a ``kernelxai.explainers._intake.Target``) for a :class:`_Request`."""
+    value, method = request.value, request.method
+    check_n_jobs(request.n_jobs)
     check_keywords(target, value, method, options)
-    built = _build_game(target, X, value, background, groups=groups, group_names=group_names, options=options)
+    built = _build_game(target, X, value, background, groups=request.groups, group_names=request.group_names,
+                        options=options)
     _check_product_method(method, built, value)
     try:
-        result = explain_rows(built.value_function, built.game, X, method, options, n_jobs=n_jobs,
-                              rows_per_chunk=rows_per_chunk)
+        result = explain_rows(built.value_function, built.game, X, method, options, n_jobs=request.n_jobs,
+                              rows_per_chunk=request.rows_per_chunk)
     except InvalidOptionError as err:
         vf_names = [k for k in built.accepted if k not in ("background", "data", "groups", "group_names")]
         unknown = [k for k in options if k not in _OWN and str(k) in str(err)]

@@ -275,7 +275,7 @@ def observational_weights(gp, B, eta) -> Callable[[np.ndarray, np.ndarray], np.n
     value = Observational(gp, background=B, eta=eta, form="product")
 
     def weights(rows, masks):
-        game = value._game(rows)
+        game = value.game(rows)
         return np.transpose(game.cme_weights(masks), (2, 0, 1))   # (n, c, m)
 
     return weights

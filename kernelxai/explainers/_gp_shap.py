@@ -54,7 +54,7 @@ values (with credible bands) at new points from values computed at others.
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -74,6 +74,9 @@ from ._gp_product import product_terms
 from ._gp_routes import CovarianceProblem, choose_route, get_route, observational_weights, uniform_weights
 from ._shapley_prior import ShapleyPrior
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["explain_gp", "ShapleyPrior"]
 
 _METHODS = ("auto", "exact", "product", "sampled")
@@ -84,9 +87,10 @@ _VALUES = ("interventional", "observational")
 @parameters("kx.explain_gp", gp=Anything(), X=Data(), value=OneOf(*_VALUES), background=Data(none=True),
             joint=Boolean(), method=OneOf(*_METHODS), eta=Real(0.0), budget=Integer(1, none=True), seed=Seed(),
             n_jobs=Checked(check_n_jobs), rows_per_chunk=Checked(check_rows_per_chunk))
-def explain_gp(gp, X, value="interventional", background=None, *, joint=False, method="auto",
-               eta=1e-3, budget=None, seed=None, n_jobs=None,
-               rows_per_chunk=None) -> Explanation:
+def explain_gp(gp: Any, X: ArrayLike, value: str = "interventional", background: ArrayLike | None = None, *,  # noqa: PLR0913 - the GP, its points and value function, then keyword options as scikit-learn's
+               joint: bool = False, method: str = "auto", eta: float = 1e-3, budget: int | None = None,
+               seed: int | np.random.Generator | None = None, n_jobs: int | None = None,
+               rows_per_chunk: int | None = None) -> Explanation:
     r"""Shapley values of a Gaussian process posterior, with their exact covariance.
 
     Under the posterior, the function f is random, and so are its Shapley

@@ -300,7 +300,7 @@ def interactions_chunk(job, X) -> tuple[Explanation, dict | None]:
     return result, rng_state(rng)
 
 
-def interactions_rows(value_function, game, X, index, order, method, options, *,
+def interactions_rows(value_function, game, X, index, order, method, options, *,  # noqa: PLR0913 - kx.shapley_interactions' arguments as passed on, and the chunking's
                       run: Callable[..., Explanation], n_jobs=None, rows_per_chunk=None) -> Explanation:
     """``kx.explain_interactions``'s interactions of ``game``, in chunks of rows (see :func:`explain_rows`).
 
