@@ -20,7 +20,7 @@ NOTEBOOK_ARGS ?=
 ACCEPT ?=
 ACCEPT_ARG := $(if $(filter 1 yes true,$(ACCEPT)),--accept)
 
-.PHONY: run test lint lab notebooks smoke figures exercises slides docs doctest clean help
+.PHONY: run test lint lab notebooks smoke figures exercises slides docs doctest peer clean help
 
 help:
 	@echo "make run    execute all notebooks (default settings) into build/ and print a summary"
@@ -34,6 +34,7 @@ help:
 	@echo "make slides     offline reveal.js slides of the exercise notebooks into build/slides/ (SLIDES=name for one)"
 	@echo "make docs       the documentation site into build/docs/ (offline; any Sphinx warning fails it)"
 	@echo "make doctest    run every docstring Examples section of kernelxai as a test"
+	@echo "make peer       the tests against shapiq >= 1.8 in a Python 3.12 venv of their own (.venv-peer)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -104,6 +105,11 @@ docs: $(VENV)/.docs-stamp
 # Every Examples section of the library's docstrings, run by pytest's doctest collector.
 doctest: $(VENV)/.test-stamp
 	$(PY) -m pytest -p no:cacheprovider --doctest-modules kernelxai -q
+
+# The interaction indices against shapiq >= 1.8's ExactComputer, which needs Python >= 3.12: a venv
+# of its own (.venv-peer, Python 3.12), see scripts/peer_venv.sh; .ci/run runs it before make test.
+peer:
+	scripts/peer_venv.sh
 
 # Rebuild notebooks/*.ipynb from their percent-format sources in notebooks/src/.
 notebooks:

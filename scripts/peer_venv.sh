@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The peer tests against shapiq >= 1.8, which needs Python >= 3.12 (the project's .venv is 3.11,
 # where pip resolves an older shapiq): a venv of its own, .venv-peer, made with Python 3.12, the
-# project installed editable with "shapiq>=1.8" pytest hypothesis, then
+# project installed editable with "shapiq>=1.8" pytest hypothesis mpmath, then
 # tests/test_interactions_peer.py (every index and order against shapiq's ExactComputer) and
 # tests/test_interaction_orders.py (the routes against each other, the axioms).
 #
@@ -28,7 +28,10 @@ if [ ! -f "$VENV/.peer-stamp" ] || [ pyproject.toml -nt "$VENV/.peer-stamp" ]; t
   rm -rf "$VENV"
   "$PEER_PYTHON" -m venv "$VENV"
   echo '*' > "$VENV/.gitignore"              # git ignores the venv (as Python 3.13's venv does)
-  "$VENV/bin/python" -m pip install -q -e . "shapiq>=1.8" pytest hypothesis
+  # mpmath: the 80-digit reference of tests/test_interaction_orders.py (skipped without it);
+  # the filter drops pip's notes on this machine's unreachable extra index, nothing else
+  "$VENV/bin/python" -m pip install -q -e . "shapiq>=1.8" pytest hypothesis mpmath \
+    2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
   touch "$VENV/.peer-stamp"
   echo "peer: $VENV made and installed in $(( $(date +%s) - start )) s"
 fi
