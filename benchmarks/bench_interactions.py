@@ -234,8 +234,8 @@ def approximators(shapiq, index, k, d):
         if cls is None or index not in getattr(cls, "valid_indices", ()):
             continue
         reason = None
-        if "Kernel" in name and CALIBRATION_BUDGET * n_sets * 8 > REGRESSION_BYTES:
-            reason = (f"its regression ({n_sets} unknowns x {CALIBRATION_BUDGET} coalitions) exceeds "
+        if "Kernel" in name and max(CALIBRATION_BUDGET, n_sets) * n_sets * 8 > REGRESSION_BYTES:
+            reason = (f"its regression's matrices ({n_sets} unknowns: {n_sets}**2 floats) exceed "
                       f"{REGRESSION_BYTES / 1e9:g} GB")
         out.append((name, None if reason else (lambda c=cls: c(n=d, max_order=k, index=index, random_state=0)),
                     reason, n_sets))
