@@ -95,8 +95,9 @@ def _shapiq_offers(name):
 
 def _require(name):
     if not _shapiq_offers(name):
+        since = OFFERED_SINCE.get(name)
         pytest.skip(f"shapiq {SHAPIQ_VERSION}'s ExactComputer has no {name}; "
-                    f"shapiq >= {OFFERED_SINCE[name]} has it")
+                    + (f"shapiq >= {since} has it" if since else "no shapiq version is recorded to have it"))
 
 
 class _PeerGame(shapiq.Game):
