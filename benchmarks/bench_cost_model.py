@@ -149,12 +149,14 @@ def measure(size="full", repeat=3, only=None, echo=print) -> list[dict]:
         kx.calibrate(refresh=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out = call()  # warm-up (and the estimate the call itself made)
-            best = math.inf
+            call()  # warm-up
+            best, out = math.inf, None
             for _ in range(repeat):
                 start = time.perf_counter()
-                call()
-                best = min(best, time.perf_counter() - start)
+                result = call()
+                took = time.perf_counter() - start
+                if took < best:   # the fastest call, and the estimate that call made of itself
+                    best, out = took, result
         if estimate is None:
             estimate = out.meta["estimated_seconds"]
         row = dict(route=name, estimate=float(estimate), time=best, ratio=float(estimate) / best)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._config import get_config
-from ._memory import reused_bytes
+from ._memory import DEFAULT_THRESHOLD, reused
 from ._threads import blas_threads, single_threaded_blas
 
 if TYPE_CHECKING:
@@ -276,11 +276,14 @@ def fresh_numbers(count: float, array_numbers: float) -> float:
     An array above the allocator's threshold is mapped afresh from the operating system, and
     every 4 KiB page of it costs a page fault on first touch: on a virtual machine ~3 us a
     page, several times the arithmetic done on it. Which arrays are fresh is read at the time
-    of the estimate: after ``kx.prime_allocator()`` raised glibc's threshold in this process,
-    arrays up to 24 MiB come from memory the allocator keeps and cost nothing here; otherwise
-    (not primed, or not glibc) every array above 128 KiB, the allocator's starting threshold,
-    is taken to be fresh (an upper estimate: glibc also raises its threshold by itself as a
-    process frees large arrays). Fresh numbers are counted, timed as ``touch_seconds`` (a fresh
+    of the estimate (``kernelxai._memory.reused`` asks glibc, without changing its state):
+    arrays the allocator would serve from memory it keeps -- after ``kx.prime_allocator()``,
+    or once the process has freed an array at least as large -- cost nothing here; the others
+    are fresh pages (under other C libraries, every array above 128 KiB, the starting
+    threshold of glibc's). Under a ``flops_per_second`` override the operations are counted
+    the same way in every process, whatever its allocator did before: arrays above 128 KiB are
+    counted as fresh, as in a process that has freed no large array. Fresh numbers are counted,
+    timed as ``touch_seconds`` (a fresh
     mapping written once) and converted at the elementwise rate (:data:`FRESH_OPS` each under a
     ``flops_per_second`` override).
 
@@ -306,7 +309,10 @@ def fresh_numbers(count: float, array_numbers: float) -> float:
     >>> fresh_numbers(2.0 * big, big) > 0, fresh_numbers(1000.0, 1000.0)   # small arrays: reused memory
     (True, 0.0)
     """
-    if 8.0 * float(array_numbers) <= reused_bytes():
+    nbytes = 8.0 * float(array_numbers)
+    if calibrate()["flops_per_second"]:   # counted one to one: the same count in every process
+        return 0.0 if nbytes <= DEFAULT_THRESHOLD else float(count) * FRESH_OPS
+    if reused(nbytes):
         return 0.0
     return _timed_units(count, "touch_seconds", FRESH_OPS)
 

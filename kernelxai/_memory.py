@@ -18,10 +18,11 @@ choice, made once per process. Memory stays with the process only as glibc would
 anyway (freed blocks up to 48 MiB at the top of its heap). Other C libraries (musl, macOS,
 Windows) have no such threshold to raise; there it does nothing.
 
-The cost estimates price memory by what is true at the time (:func:`reused_bytes`, used by
-``kernelxai._calibration.fresh_numbers``): arrays up to :data:`PRIMED_BYTES` cost no page
-faults once the allocator has been primed in this process, and arrays above glibc's starting
-threshold (:data:`DEFAULT_THRESHOLD`) are priced as fresh pages otherwise.
+The cost estimates price memory by what is true at the time (:func:`reused`, used by
+``kernelxai._calibration.fresh_numbers``): glibc is asked, without changing its state, whether
+an array of a given size would now come from memory it keeps -- after ``kx.prime_allocator()``,
+or after the process (kernelxai, NumPy, the user's code) freed a large array -- or be mapped
+afresh. Other allocators are taken to map every array above :data:`DEFAULT_THRESHOLD` afresh.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import ctypes
 import os
 import threading
 
-__all__ = ["DEFAULT_THRESHOLD", "PRIMED_BYTES", "glibc", "prime_allocator", "primed", "reused_bytes"]
+__all__ = ["DEFAULT_THRESHOLD", "PRIMED_BYTES", "glibc", "prime_allocator", "primed", "reused"]
 
 #: The block freed: under glibc's 32 MiB ceiling for its adaptive threshold, so the threshold
 #: becomes this size (and the heap's trim threshold twice that).
@@ -41,7 +42,7 @@ PRIMED_BYTES = 24 * 2**20
 DEFAULT_THRESHOLD = 128 * 2**10
 
 _lock = threading.Lock()
-_state = {"primed": False}
+_state = {"primed": False, "reused_up_to": DEFAULT_THRESHOLD}
 
 
 def glibc() -> bool:
@@ -80,11 +81,12 @@ class _MallInfo(ctypes.Structure):
 
 
 def _libc() -> tuple:
-    """(malloc, free, mapped_blocks) of glibc through ctypes."""
+    """(malloc, free, mapped_blocks, realloc, mapped_bytes) of glibc through ctypes."""
     libc = ctypes.CDLL(None)
-    malloc, free = libc.malloc, libc.free
+    malloc, free, realloc = libc.malloc, libc.free, libc.realloc
     malloc.restype, malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
     free.restype, free.argtypes = None, [ctypes.c_void_p]
+    realloc.restype, realloc.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t]
     info = getattr(libc, "mallinfo2", None)
     info_type = _MallInfo2
     if info is None:   # glibc < 2.33
@@ -94,7 +96,10 @@ def _libc() -> tuple:
     def mapped_blocks() -> int:
         return int(info().hblks)
 
-    return malloc, free, mapped_blocks
+    def mapped_bytes() -> int:
+        return int(info().hblkhd)
+
+    return malloc, free, mapped_blocks, realloc, mapped_bytes
 
 
 def prime_allocator() -> bool:
@@ -132,7 +137,7 @@ def prime_allocator() -> bool:
     with _lock:
         if _state["primed"] or not glibc():
             return False
-        malloc, free, mapped_blocks = _libc()
+        malloc, free, mapped_blocks, _, _ = _libc()
         before = mapped_blocks()
         block = malloc(PRIMED_BYTES)
         if not block:   # no memory: nothing done
@@ -146,6 +151,8 @@ def prime_allocator() -> bool:
         reused = mapped_blocks() == before
         free(probe)
         _state["primed"] = reused
+        if reused:
+            _state["reused_up_to"] = max(_state["reused_up_to"], PRIMED_BYTES)
         return reused
 
 
@@ -164,22 +171,52 @@ def primed() -> bool:
     return _state["primed"]
 
 
-def reused_bytes() -> int:
-    """The largest array (bytes) the cost estimates take to come from memory the allocator keeps.
+def reused(nbytes: float) -> bool:
+    """Whether an array of ``nbytes`` would now come from memory the allocator keeps (no page faults).
 
-    :data:`PRIMED_BYTES` after :func:`prime_allocator` primed glibc in this process, else
-    :data:`DEFAULT_THRESHOLD` (glibc's threshold before any large array is freed; other
-    allocators return large blocks to the system too). An upper estimate of the page faults of
-    a process not primed: glibc raises its threshold by itself as the process frees large
-    arrays, so a process that has done so pays fewer.
+    Under glibc the allocator is asked, without changing its state: one block of that size is
+    allocated (its pages never written); when glibc maps it afresh, the block is shrunk to one
+    page in place (``realloc``) before it is freed, so that freeing it does not raise glibc's
+    threshold as freeing a large mapped block would. The answer holds for the rest of the
+    process once it is yes (glibc's threshold only rises), so sizes up to the largest answered
+    yes are not asked again. Under another C library, arrays above :data:`DEFAULT_THRESHOLD`
+    are taken to be mapped afresh.
+
+    Parameters
+    ----------
+    nbytes : float
+        Size of the array in bytes.
 
     Returns
     -------
-    int
+    bool
 
     Examples
     --------
-    >>> reused_bytes() in (DEFAULT_THRESHOLD, PRIMED_BYTES)
+    >>> reused(1024)                     # small arrays come from the heap
     True
+    >>> reused(2**40)                    # 1 TiB: mapped afresh (when it can be had at all)
+    False
     """
-    return PRIMED_BYTES if _state["primed"] else DEFAULT_THRESHOLD
+    nbytes = float(nbytes)
+    if nbytes <= _state["reused_up_to"]:
+        return True
+    if not glibc() or nbytes > 2**40:
+        return False
+    with _lock:
+        malloc, free, mapped_blocks, realloc, mapped_bytes = _libc()
+        before = mapped_blocks()
+        block = malloc(int(nbytes))
+        if not block:
+            return False
+        if mapped_blocks() == before:   # from the heap: glibc's threshold is above this size
+            free(block)
+            _state["reused_up_to"] = nbytes
+            return True
+        held = mapped_bytes()
+        small = realloc(block, 1)       # the mapping shrunk to one page, still mapped
+        if small and mapped_bytes() < held:
+            free(small)                 # a one-page block: below the threshold, which stays
+        else:                           # could not shrink: freed as it is (what any large free does)
+            free(small or block)
+        return False

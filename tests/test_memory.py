@@ -44,13 +44,14 @@ def test_priming_lets_large_temporaries_reuse_memory():
 
 _PRICING = """
 import json
+import numpy as np
 import kernelxai as kx
 from kernelxai import _memory
 from kernelxai._calibration import fresh_numbers
-report = {"import": [_memory.primed(), _memory.reused_bytes(), fresh_numbers(1e6, 1e5)]}
-report["prime"] = [kx.prime_allocator() if hasattr(kx, "prime_allocator") else _memory.prime_allocator()]
+report = {"import": [_memory.primed(), fresh_numbers(1e6, 2**19), fresh_numbers(1e6, 2**19)]}
+report["prime"] = [kx.prime_allocator()]
 report["again"] = [_memory.prime_allocator()]
-report["after"] = [_memory.primed(), _memory.reused_bytes(), fresh_numbers(1e6, 1e5), fresh_numbers(1e6, 2**23)]
+report["after"] = [_memory.primed(), fresh_numbers(1e6, 2**19), fresh_numbers(1e6, 2**23)]
 print(json.dumps(report))
 """
 
@@ -58,13 +59,14 @@ print(json.dumps(report))
 @glibc_only
 def test_priming_is_the_users_choice_done_once_and_priced():
     report = json.loads(_run(_PRICING))
-    primed, reused, cost = report["import"]
-    # after import: not primed; 800 KB arrays are above glibc's starting threshold, priced as fresh pages
-    assert primed is False and reused == _memory.DEFAULT_THRESHOLD and cost > 0
+    primed, cost, again = report["import"]
+    # after import: not primed; 4 MiB arrays are above glibc's starting threshold, priced as fresh
+    # pages -- and asking (twice) did not raise the threshold
+    assert primed is False and cost > 0 and again == cost
     assert report["prime"] == [True] and report["again"] == [False]
-    primed, reused, small, big = report["after"]
-    assert primed is True and reused == _memory.PRIMED_BYTES
-    assert small == 0.0 and big > 0           # up to 24 MiB reused; 64 MiB arrays still fresh pages
+    primed, small, big = report["after"]
+    assert primed is True
+    assert small == 0.0 and big > 0           # 4 MiB: up to 24 MiB reused; 64 MiB arrays still fresh pages
 
 
 @glibc_only
@@ -72,20 +74,40 @@ def test_a_fixed_threshold_is_not_taken_for_primed():
     """With the threshold fixed by the environment glibc never raises it: priming fails, and says so."""
     report = json.loads(_run(_PRICING, env={"MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}))
     assert report["prime"] == [False]
-    primed, reused, small, _ = report["after"]
-    assert primed is False and reused == _memory.DEFAULT_THRESHOLD and small > 0
+    primed, small, _ = report["after"]
+    assert primed is False and small > 0
+
+
+_ASKED = """
+import json, numpy as np
+from kernelxai import _memory
+sizes = [2**20, 2**22, 2**24]
+report = {"asked": [_memory.reused(n) for n in sizes]}
+report["asked again"] = [_memory.reused(n) for n in sizes]          # asking changed nothing
+a = np.ones(2**22 // 8); del a                                      # the process frees a 4 MiB array
+report["after a free"] = [_memory.reused(n) for n in sizes]
+print(json.dumps(report))
+"""
+
+
+@glibc_only
+def test_the_allocator_is_asked_without_changing_it():
+    """Pricing reads glibc's state at the time: a freed large array raises its threshold; asking does not."""
+    report = json.loads(_run(_ASKED))
+    assert report["asked"] == report["asked again"] == [False, False, False]
+    # glibc raised its threshold to 4 MiB when the array was freed: 1 and 4 MiB now come from its heap
+    assert report["after a free"] == [True, True, False]
 
 
 def test_other_allocators_are_left_alone(monkeypatch):
     monkeypatch.setattr(_memory, "glibc", lambda: False)
-    monkeypatch.setattr(_memory, "_state", {"primed": False})
+    monkeypatch.setattr(_memory, "_state", {"primed": False, "reused_up_to": _memory.DEFAULT_THRESHOLD})
     assert _memory.prime_allocator() is False
-    assert _memory.primed() is False and _memory.reused_bytes() == _memory.DEFAULT_THRESHOLD
+    assert _memory.primed() is False and not _memory.reused(2 * _memory.DEFAULT_THRESHOLD)
     assert fresh_numbers(1e6, 1e5) > 0        # 800 KB arrays: fresh pages without priming
+    assert fresh_numbers(1e3, 1e3) == 0.0     # 8 KB arrays: below any threshold
 
 
 def test_pricing_follows_the_state_at_the_time(monkeypatch):
-    monkeypatch.setattr(_memory, "_state", {"primed": True})
+    monkeypatch.setattr(_memory, "_state", {"primed": True, "reused_up_to": _memory.PRIMED_BYTES})
     assert fresh_numbers(1e6, 1e5) == 0.0 and fresh_numbers(1e6, 2**23) > 0
-    monkeypatch.setattr(_memory, "_state", {"primed": False})
-    assert fresh_numbers(1e6, 1e5) > 0 and fresh_numbers(1e3, 1e3) == 0.0

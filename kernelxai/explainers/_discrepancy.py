@@ -45,7 +45,7 @@ from .._validation import (
 )
 from ..estimators._common import progress_bar, progress_iter
 from ..estimators._registry import Estimator, check_cost
-from ..estimators._shapley import option_takers, resolve_method, shapley_values
+from ..estimators._shapley import option_takers, resolve_method, run_resolved
 from ..explanation import Explanation
 from ..kernels import RBF, Categorical, Kernel, Matern, ProductKernel, median_heuristic
 from ..values._kernel_statistics import BLOCK_ELEMENTS, HSICGame, MMDGame
@@ -178,7 +178,7 @@ def hsic_test_work(n, dx, dy, B) -> Work:
 def _check_mmd_test(N, d, B):
     return check_cost(mmd_test_work(N, d, B),
                       f"the MMD permutation test (n + m = {N}, {B} permutations)",
-                      ["fewer permutations (n_permutations=...)", "subsamples of both samples"])
+                         ["fewer permutations (n_permutations=...)", "subsamples of both samples"])
 
 
 def _check_hsic_test(n, dx, dy, B):
@@ -383,12 +383,13 @@ def explain_mmd(X: ArrayLike, Z: ArrayLike, kernel: Kernel | None = None, unbias
     game = MMDGame(X, Z, kernel, unbiased=unbiased, player_names=names,
                    meta={"value_function": "MMD functional baseline (PKeX Def. 5)"})
     # the whole call priced before any work: the attribution and the permutation test
-    _check_call_cost([game], method, max_elements, options, mmd_test_work(len(X) + len(Z), d, n_permutations),
-                     f"explain_mmd (n = {len(X)}, m = {len(Z)}, d = {d}: the attribution and the permutation "
-                     f"test, {n_permutations} permutations)",
-                     ["fewer permutations (n_permutations=...)", "subsamples of both samples"])
-    with _call_progress(progress, 2, "explain_mmd") as (bar, show):
-        expl = _estimate(game, method, rng, max_elements, show, options)
+    [plan] = _plan_call([game], method, max_elements, progress, options,
+                        mmd_test_work(len(X) + len(Z), d, n_permutations),
+                        f"explain_mmd (n = {len(X)}, m = {len(Z)}, d = {d}: the attribution and the "
+                        f"permutation test, {n_permutations} permutations)",
+                        ["fewer permutations (n_permutations=...)", "subsamples of both samples"])
+    with _call_progress(progress, 2, "explain_mmd") as (bar, _):
+        expl = _run(game, plan, rng)
         bar.update(1)
         statistic, p_value = mmd_permutation_test(X, Z, kernel, unbiased=unbiased,
                                                   n_permutations=n_permutations, seed=rng,
@@ -405,15 +406,31 @@ def explain_mmd(X: ArrayLike, Z: ArrayLike, kernel: Kernel | None = None, unbias
     return _statistic_explanation(expl, meta)
 
 
-def _check_call_cost(games, method, max_elements, options, test_work, what, advice) -> None:
-    """Refuse, before any work, a call whose games' attributions and permutation test exceed ``max_cost``."""
-    work = test_work
+def _plan_call(games, method, max_elements, progress, options, test_work, what, advice) -> list[tuple]:
+    """Each game's (estimator, why, resolved options, cost); the whole call refused before any work over ``max_cost``.
+
+    The plans are what the attributions then run with (``run_resolved``): the options resolved
+    once, with the route's node-count probes of the cost estimate kept for the run.
+    """
+    work, plans = test_work, []
+    show = None if progress is None else progress_enabled(progress)
     for game in games:
-        est, _, resolved, cost = resolve_method(game, method, {**options, "max_elements": max_elements})
+        opts = {**options, "max_elements": max_elements}
+        if method in _PRODUCT_METHODS:   # the product routes report into the call's bar
+            opts = {"progress": show, **opts}
+        est, why, resolved, cost = resolve_method(game, method, opts)
         cost = est.cost(game, resolved) if cost is None else cost
         work = work + cost.work
         advice = advice + [a for a in est.advice(game, resolved) if a not in advice]
+        plans.append((est, why, resolved, cost))
     check_cost(work, what, advice)
+    return plans
+
+
+def _run(game, plan, rng) -> Explanation:
+    """One game's attribution as :func:`_plan_call` planned it."""
+    est, why, resolved, cost = plan
+    return run_resolved(game, est, why, resolved, rng, cost)
 
 
 def _statistic_explanation(expl, meta):
@@ -443,13 +460,6 @@ def _call_progress(progress, stages, desc) -> Iterator[tuple[Any, bool | None]]:
         else:
             with config_context(progress=show):
                 yield bar, show
-
-
-def _estimate(game, method, rng, max_elements, progress, options):
-    """Any estimator on the game; the product routes also take ``progress``."""
-    if method in _PRODUCT_METHODS:
-        options = {"progress": progress, **options}
-    return shapley_values(game, method=method, seed=rng, max_elements=max_elements, **options)
 
 
 # --------------------------------------------------------------------------- #
@@ -719,17 +729,17 @@ def explain_hsic(X: ArrayLike, Y: ArrayLike, kernel_x: Kernel | None = None, ker
              for side in sides}
     test_work = hsic_test_work(len(X), X.shape[1], Ym.shape[1], n_permutations)
     # the whole call priced before any work: each side's attribution and the permutation test
-    _check_call_cost(list(games.values()), method, max_elements, options, test_work,
-                     f"explain_hsic (n = {n}, attribute={attribute!r}: the attribution and the HSIC "
-                     f"permutation test, {n_permutations} permutations)",
-                     ["fewer permutations (n_permutations=...)", "a subsample of the rows"])
+    plans = _plan_call(list(games.values()), method, max_elements, progress, options, test_work,
+                       f"explain_hsic (n = {n}, attribute={attribute!r}: the attribution and the HSIC "
+                       f"permutation test, {n_permutations} permutations)",
+                       ["fewer permutations (n_permutations=...)", "a subsample of the rows"])
     rows, row_names = [], []
     meta = {}
     seconds = test_work.seconds
-    with _call_progress(progress, len(sides) + 1, "explain_hsic") as (bar, show):
+    with _call_progress(progress, len(sides) + 1, "explain_hsic") as (bar, _):
         for side in sides:
             game = games[side]
-            e = _estimate(game, method, rng, max_elements, show, options)
+            e = _run(game, plans[sides.index(side)], rng)
             meta.update(e.meta)
             seconds += e.meta.get("estimated_seconds", 0.0)
             rows.append((side, e))

@@ -50,6 +50,16 @@ def _pair_blocks(n_rows, n_cols_fn, d, max_elements):
         yield r0, min(n_rows, r0 + step)
 
 
+def _pairs_formed(N, d, max_elements=BLOCK_ELEMENTS) -> float:
+    """Pairs whose kernel factors the blocks of :func:`_pair_blocks` form: each block is whole rows.
+
+    A block of rows [r0, r1) forms the factors of every pair with a column in [r0, N): the
+    upper triangle's rows padded to a trapezoid, the whole square N^2 for a sample that fits in
+    one block (twice the N^2 / 2 unordered pairs), tending to N^2 / 2 with many blocks.
+    """
+    return float(sum((r1 - r0) * (N - r0) for r0, r1 in _pair_blocks(N, N, d, max_elements)))
+
+
 def _upper_mask(r0, r1, N, include_diagonal):
     """Pairs (i, j), i in [r0, r1), j in [r0, N), with j > i (j >= i when include_diagonal)."""
     i = np.arange(r0, r1)[:, None]
@@ -111,8 +121,8 @@ class MMDGame(UnitAbsentGame):
         return N * (N - 1) // 2 + (0 if self.unbiased else N)
 
     def term_work(self) -> Work:
-        """Kernel factors of every unordered pair of the pooled sample, and the pairs' selection."""
-        pairs = len(self.U) ** 2 / 2.0
+        """Kernel factors of the pooled sample's pairs the blocks form, and the pairs' selection."""
+        pairs = _pairs_formed(len(self.U), self.n_players)
         return Work(flops=kernel_factors(pairs * self.n_players) + arithmetic_passes(6.0 * pairs * self.n_players))
 
     def iter_terms(self, max_elements: int = BLOCK_ELEMENTS) -> Iterator[tuple]:
@@ -183,8 +193,8 @@ class HSICGame(UnitAbsentGame):
         return n * (n + 1) // 2
 
     def term_work(self) -> Work:
-        """Kernel factors of both sides for every unordered pair of rows, and the pairs' selection."""
-        pairs = len(self.A) ** 2 / 2.0
+        """Kernel factors of both sides for the pairs of rows the blocks form, and the pairs' selection."""
+        pairs = _pairs_formed(len(self.A), self.n_players)
         sides = self.n_players + np.shape(self.B)[1] if np.ndim(self.B) == 2 else self.n_players + 1
         return Work(flops=kernel_factors(pairs * sides) + arithmetic_passes(6.0 * pairs * (self.n_players + 1)))
 
