@@ -17,3 +17,16 @@ def test_interactions_notebook():
     # taxi: sharing lowers the fare, so every pair interacts negatively
     sii = res["taxi"]["sii"]
     assert sii[0][1] < 0 and sii[0][2] < 0 and sii[1][2] < 0
+
+
+def test_interactions_of_every_order_notebook():
+    res = run_notebook("25-interactions-any-order")
+    # the product route against enumeration, every index at order 3
+    assert max(res["product_vs_exact"].values()) < 1e-9
+    assert len(res["product_vs_exact"]) == 9
+    # the Moebius transform of every order adds up to f(x) - v(empty)
+    assert res["anova"]["efficiency_gap"] < 1e-10
+    assert abs(sum(res["anova"]["energy_share"]) - 1.0) < 1e-12
+    assert res["index_efficiency_gap"] < 1e-9
+    # the planted triple found without enumeration, certified
+    assert res["large"]["certified"] and res["large"]["largest_triple"] == [2, 3, 4]

@@ -38,6 +38,8 @@ DESCRIPTIONS = {
     "08-your-model": "Explaining the models people fit: pipelines, an SVC in three output spaces, "
                      "multi-class iris, a GP with a composite kernel; every route checked.",
     "09-interactions": "Exact pairwise Shapley interactions (SII, k-SII, STII, FSII) of kernel models.",
+    "25-interactions-any-order": "Interactions of every order and index, exact: the functional ANOVA "
+                                 "of an SVR, the indices compared, credible intervals of a GP.",
     "10-banana-rkhs-shap": "RKHS-SHAP Exp. 1: recovering exact Shapley values on the Banana distribution.",
     "11-runtime-rkhs-shap": "RKHS-SHAP Exp. 2: how much faster mean embeddings are than model calls.",
     "12-covariate-shift-isv-reg": "RKHS-SHAP Exp. 3: does ISV-REG protect against noise on a feature at "
