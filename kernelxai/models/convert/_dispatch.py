@@ -96,6 +96,8 @@ def as_expansion(model: Any) -> KernelExpansion:
     >>> bool(np.allclose(f.predict(X[:5]), svr.predict(X[:5])))
     True
     """
+    if type(model) is KernelExpansion:   # converted before (kx.explain hands its conversion downhill)
+        return model
     refuse_precomputed(model)
     for converter in registered():
         if converter.expansion is not None and converter.takes(model):
