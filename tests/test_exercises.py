@@ -169,6 +169,40 @@ def single_reference_values(predict, x, refs):
     return per.mean(axis=0), per.std(axis=0, ddof=1) / math.sqrt(len(refs))
 
 
+def paired_coalitions(d, n_pairs, rng):
+    sizes = np.arange(1, d)
+    mass = np.array([math.comb(d, k) * kernel_weight(d, k) for k in sizes])
+    first = np.zeros((n_pairs, d), dtype=bool)
+    for row, k in enumerate(rng.choice(sizes, size=n_pairs, p=mass / mass.sum())):
+        first[row, rng.permutation(d)[:k]] = True
+    return np.stack([first, ~first], axis=1).reshape(2 * n_pairs, d)
+
+
+def paired_kernel_shap(worth, d, budget, rng):
+    Z = np.vstack([np.zeros((1, d), bool), np.ones((1, d), bool), paired_coalitions(d, (budget - 2) // 2, rng)])
+    v = np.asarray(worth(Z), dtype=float)
+    # phi_d eliminated by the constraint, then ordinary least squares
+    A = Z[2:].astype(float)
+    design = A[:, :-1] - A[:, -1:]
+    target = v[2:] - v[0] - A[:, -1] * (v[1] - v[0])
+    coef = np.linalg.lstsq(design, target, rcond=None)[0]
+    return np.append(coef, v[1] - v[0] - coef.sum())
+
+
+def _uniform_sizes(d, n_pairs, rng):
+    first = np.zeros((n_pairs, d), dtype=bool)
+    for row in range(n_pairs):
+        first[row, rng.permutation(d)[:rng.integers(1, d)]] = True
+    return np.stack([first, ~first], axis=1).reshape(2 * n_pairs, d)
+
+
+def _kernel_weighted_twice(worth, d, budget, rng):
+    Z = np.vstack([np.zeros((1, d), bool), np.ones((1, d), bool), paired_coalitions(d, (budget - 2) // 2, rng)])
+    v = np.asarray(worth(Z), dtype=float)
+    w = np.array([kernel_weight(d, int(k)) for k in Z.sum(axis=1)])
+    return kernel_shap(Z, v, w)
+
+
 SOLUTIONS = {
     "shapley-exact": brute_shapley, "taxi-shares": taxi_shares, "null-and-symmetric": make_game,
     "ordering-contributions": contributions, "permutation-estimate": permutation_shapley,
@@ -177,6 +211,7 @@ SOLUTIONS = {
     "conditional-gaussian": conditional_gaussian, "linear-conditional-shapley": linear_conditional_shapley,
     "mean-embedding": absent_embedding, "interventional-value": interventional_value,
     "marginal-value": marginal_value, "t-interval": t_interval, "single-reference": single_reference_values,
+    "paired-coalitions": paired_coalitions, "paired-kernelshap": paired_kernel_shap,
 }
 
 
@@ -336,6 +371,11 @@ MISTAKES = [
      "other way round"),
     ("t-interval", _normal_quantile, "normal quantile"),
     ("t-interval", _ddof0, "ddof=1"),
+    ("paired-coalitions", _uniform_sizes, "size distribution"),
+    ("paired-coalitions", lambda d, n, rng: np.repeat(paired_coalitions(d, n, rng)[0::2], 2, axis=0), "complement"),
+    ("paired-coalitions", lambda d, n, rng: paired_coalitions(d, n, np.random.default_rng(0)), "same sample"),
+    ("paired-kernelshap", _kernel_weighted_twice, "counts it twice"),
+    ("paired-kernelshap", lambda f, d, b, rng: paired_kernel_shap(f, d, 2 * b, rng), "budget"),
     ("single-reference", lambda f, x, r: (lambda m, se: (m, se * math.sqrt(len(r))))(*single_reference_values(f, x, r)),
      "standard deviation"),
 ]

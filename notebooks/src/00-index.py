@@ -50,7 +50,7 @@
 #
 # ## Exercises
 #
-# For students and lecturers: seven short exercise notebooks, one per lecture topic, each
+# For students and lecturers: eight short exercise notebooks, one per lecture topic, each
 # task followed by a self-check (`kx.exercises.check`) that tests your code on fresh random
 # inputs and gives a hint when it is wrong — [games and axioms](exercises/01-games-and-axioms.ipynb),
 # [exact and permutation estimation](exercises/02-exact-and-permutation.ipynb),
@@ -58,7 +58,8 @@
 # [Shapley regression and groups](exercises/04-regression-and-groups.ipynb),
 # [dependent features](exercises/05-dependent-features.ipynb),
 # [mean embeddings](exercises/06-mean-embeddings.ipynb),
-# [how sure an explanation is](exercises/07-how-sure.ipynb). These open with their
+# [how sure an explanation is](exercises/07-how-sure.ipynb),
+# [how good a sampled explanation is](exercises/08-sampled-explanations.ipynb). These open with their
 # solutions; `make exercises` builds the student versions into `build/exercises/`.
 #
 # ## How the pieces fit

@@ -36,8 +36,8 @@ False
 
 The package's private modules hold the registry and :func:`check`, the games given to students
 and the tasks of the notebooks, one module per topic (01-02 Shapley values, 03-04 regression and
-groups, 05-06 dependent features, 07 uncertainty). Takes the entry points of kernelxai (the
-references); hands the notebooks ``check``.
+groups, 05-06 dependent features, 07 uncertainty, 08 sampled explanations). Takes the entry points
+of kernelxai (the references); hands the notebooks ``check``.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from . import _shapley_tasks  # notebooks 01, 02
 from . import _regression_tasks  # notebooks 03, 04
 from . import _dependence_tasks  # notebooks 05, 06
 from . import _uncertainty_tasks  # notebook 07
+from . import _sampling_tasks  # notebook 08
 # isort: on
 from ._grading import FAIL, PASS, CheckResult, UnknownTaskError, check, describe, reset, results, tasks
 
