@@ -30,3 +30,6 @@ def test_interactions_of_every_order_notebook():
     assert res["index_efficiency_gap"] < 1e-9
     # the planted triple found without enumeration, certified
     assert res["large"]["certified"] and res["large"]["largest_triple"] == [2, 3, 4]
+    # the GP: posterior means of the interactions equal explain_interactions', with positive standard deviations
+    assert res["gp"]["mean_vs_explain_interactions"] < 1e-10 and res["gp"]["stderr_positive"]
+    assert res["gp"]["route"] == "product"

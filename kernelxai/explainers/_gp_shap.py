@@ -34,6 +34,10 @@ Three routes compute the covariance:
     unbiased for ``A C A^T`` (the products of independent permutations), with
     jackknife standard errors of every entry.
 
+With ``index=`` the same holds for interaction indices of any order:
+``kernelxai.explainers._gp_interactions`` computes their posterior covariances (exactly, by
+enumeration or by the product maths of ``kernelxai.explainers._gp_interaction_product``).
+
 The fitted GP is taken in ``kernelxai.explainers._gp_posterior``, the routes
 live in ``kernelxai.explainers._gp_routes`` (the product maths in
 ``kernelxai.explainers._gp_product``), and :class:`ShapleyPrior`
@@ -61,20 +65,24 @@ import numpy as np
 from .._calibration import Work
 from .._params import Anything, Boolean, Checked, Data, Integer, OneOf, Real, Seed, parameters
 from .._threads import small_blas
+from ..estimators._interaction_orders import check_index_name
 from ..estimators._registry import CALL_STEPS, check_cost
-from ..explanation import Explanation
+from ..explanation import Explanation, Interactions
 from ..parallel import plan_rows, run_rows
 from ..parallel._chunking import check_n_jobs, check_rows_per_chunk
 from ..parallel._merging import concat_results
 from ..parallel._runner import execution
 from ..parallel._seeding import shared_seed
 from ._explain import explain
+from ._gp_interactions import GPInteractionCall, refuse_interaction_options
 from ._gp_posterior import Z95, check_rows, efficiency_variance, fitted_gp, gp_background, one_vs_rest
 from ._gp_product import product_terms
 from ._gp_routes import CovarianceProblem, choose_route, get_route, observational_weights, uniform_weights
 from ._shapley_prior import ShapleyPrior
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
     from numpy.typing import ArrayLike
 
 __all__ = ["explain_gp", "ShapleyPrior"]
@@ -84,14 +92,23 @@ _METHODS = ("auto", "exact", "product", "sampled")
 _VALUES = ("interventional", "observational")
 
 
+def _check_index(index):
+    """An interaction index (SV, BV, SII, BII, CHII, k-SII, STII, FSII, FBII, Moebius, Co-Moebius, SGV, BGV,
+    CHGV, IGV, EGV, or an alias) or None (first-order Shapley values)."""
+    return None if index is None else check_index_name(index)
+
+
 @parameters("kx.explain_gp", gp=Anything(), X=Data(), value=OneOf(*_VALUES), background=Data(none=True),
-            joint=Boolean(), method=OneOf(*_METHODS), eta=Real(0.0), budget=Integer(1, none=True), seed=Seed(),
-            n_jobs=Checked(check_n_jobs), rows_per_chunk=Checked(check_rows_per_chunk))
+            index=Checked(_check_index), order=Integer(1), sets=Anything(none=True), top=Integer(1, none=True),
+            set_covariance=Boolean(), joint=Boolean(), method=OneOf(*_METHODS), eta=Real(0.0),
+            budget=Integer(1, none=True), seed=Seed(), n_jobs=Checked(check_n_jobs),
+            rows_per_chunk=Checked(check_rows_per_chunk))
 def explain_gp(gp: Any, X: ArrayLike, value: str = "interventional", background: ArrayLike | None = None, *,  # noqa: PLR0913 - the GP, its points and value function, then keyword options as scikit-learn's
-               joint: bool = False, method: str = "auto", eta: float = 1e-3, budget: int | None = None,
-               seed: int | np.random.Generator | None = None, n_jobs: int | None = None,
-               rows_per_chunk: int | None = None) -> Explanation:
-    r"""Shapley values of a Gaussian process posterior, with their exact covariance.
+               index: str | None = None, order: int = 1, sets: Iterable[Sequence[str | int]] | None = None,
+               top: int | None = None, set_covariance: bool = False, joint: bool = False, method: str = "auto",
+               eta: float = 1e-3, budget: int | None = None, seed: int | np.random.Generator | None = None,
+               n_jobs: int | None = None, rows_per_chunk: int | None = None) -> Explanation:
+    r"""Shapley values (or interactions of any order) of a Gaussian process posterior, with their exact covariance.
 
     Under the posterior, the function f is random, and so are its Shapley
     values. They are jointly Gaussian: their mean is the Shapley values of the
@@ -100,6 +117,12 @@ def explain_gp(gp: Any, X: ArrayLike, value: str = "interventional", background:
     posterior covariance of the *latent* function at the evaluation points
     :math:`(x_S, b_{S^c})` and :math:`A` the Shapley weights times the value function's
     weights of the background rows.
+
+    With ``index=`` (any interaction index, any order) the same holds for every set's index
+    value, :math:`I_T(x) = \sum_S a_T(S)\, v_x(S)`: the mean is
+    ``kx.explain_interactions(gp, X, value, background, index=..., order=...)`` and the
+    covariance :math:`A_I C A_I^\top`, with :math:`A_I` the index's weights on the coalitions
+    times the value function's weights.
 
     Parameters
     ----------
@@ -129,18 +152,37 @@ def explain_gp(gp: Any, X: ArrayLike, value: str = "interventional", background:
         Background rows :math:`b`; defaults to the GP's training inputs. The work
         grows as :math:`m^2`: keep :math:`m` modest (``kx.explainers.subsample`` or
         ``kx.explainers.summarize``).
+    index : str, optional
+        An interaction index, as in :func:`kernelxai.explain_interactions`: SV, BV, SII, BII,
+        CHII, k-SII, STII, FSII, FBII, Moebius, Co-Moebius, SGV, BGV, CHGV, IGV, EGV
+        (case-insensitive, aliases such as ``"ksii"`` work). None (the default): first-order
+        Shapley values, as without it (``order``, ``sets``, ``top`` and ``set_covariance``
+        are then refused).
+    order : int
+        With ``index``: k, meaning what it means in :func:`kernelxai.explain_interactions`
+        (every size 1..k for k-SII, STII, FSII, FBII; the sets of size k otherwise).
+    sets : list of sets, optional
+        With ``index``: only these sets (tuples of feature names or positions).
+    top : int, optional
+        With ``index``: per point and size the ``top`` sets of largest absolute posterior
+        mean, with their posterior standard deviations (not with ``set_covariance``).
+    set_covariance : bool
+        With ``index``: also the posterior covariance between all the sets returned, per
+        point (``interaction_orders.covariance``, (n, M, M)).
     joint : bool
         Also return the covariance across points and features,
         ``joint_covariance`` of shape (n*d, n*d), ordered point-major
-        (index ``i * d + j``).
+        (index ``i * d + j``). First-order Shapley values only (with ``index`` ask for
+        ``set_covariance``).
     method : {"auto", "exact", "product", "sampled"}
         How the covariance is computed: ``"exact"`` enumerates the :math:`2^d` coalitions
         (any kernel, either value function), ``"product"`` integrates the interventional
         values of product kernels in polynomial time, ``"sampled"`` estimates it from random
-        permutations (with jackknife standard errors).
+        permutations (with jackknife standard errors; first-order Shapley values only).
         ``"auto"``: ``"product"`` for interventional values of a product
         kernel (or a sum of them), else ``"exact"`` while :math:`2^d m` evaluation
-        points are affordable, else ``"sampled"``.
+        points are affordable, else ``"sampled"`` (with ``index``: refused, with the
+        reason).
     eta : float
         CME regularisation of the observational value function.
     budget : int, optional
@@ -173,6 +215,20 @@ def explain_gp(gp: Any, X: ArrayLike, value: str = "interventional", background:
         given), and the sampled route uses the same permutations for every
         class. ``meta["outputs"]`` says so.
 
+        With ``index``: ``interaction_orders`` (:class:`~kernelxai.explanation.Interactions`)
+        holds, per set size t, the sets and the posterior mean of each set's index
+        (``interaction_orders[t].values``, as ``kx.explain_interactions`` gives them) and its
+        posterior standard deviation (``interaction_orders[t].stderr``, same shape, same
+        layout: dense, ``sets=`` or ``top=``); with ``set_covariance=True``
+        ``interaction_orders.covariance`` (n, M, M) is the posterior covariance between the
+        M sets of each point, in the order of ``interaction_orders.covariance_labels()``
+        (sizes ascending, each block's sets in order). ``values`` are the index's values of
+        the single features (as ``kx.explain_interactions``); where the sets of size 1 are
+        returned, ``stderr``, ``lower`` and ``upper`` are theirs (95% credible bounds) and,
+        with ``set_covariance``, ``covariance`` (n, d, d) too. ``interaction_orders.to_frame()``
+        has a ``stderr`` column; JSON round-trips it all. ``meta["method"]`` is the
+        covariance route (``"exact"`` or ``"product"``), ``meta["mean_method"]`` the mean's.
+
     Raises
     ------
     TypeError
@@ -181,7 +237,12 @@ def explain_gp(gp: Any, X: ArrayLike, value: str = "interventional", background:
         If ``gp`` is unfitted, a multi-output regressor or a one-vs-one
         classifier, if ``value`` or ``method`` is
         not accepted or not applicable, if the shapes do not match, or if the
-        evaluation points exceed the exact route's limit.
+        evaluation points exceed the exact route's limit. With ``index``: an order the
+        index does not have, ``method="sampled"``, ``budget``, ``joint=True``, ``top`` with
+        ``set_covariance=True``; without it, any of ``order``, ``sets``, ``top``,
+        ``set_covariance``.
+    CostLimitError
+        The estimated time exceeds ``kx.get_config()["max_cost"]``.
     RuntimeError
         If the computed covariance violates efficiency (the variance of the
         sum of the Shapley values must equal :math:`\mathrm{Var}\big(f(x) - v_x(\emptyset)\big)`).
@@ -197,21 +258,52 @@ def explain_gp(gp: Any, X: ArrayLike, value: str = "interventional", background:
     >>> e = kx.explain_gp(gp, X[:3], background=X)
     >>> e.values.shape, e.covariance.shape   # posterior means and (d, d) covariances per point
     ((3, 2), (3, 2, 2))
+
+    Interactions of any order with their posterior standard deviations (k-SII of order 2:
+    the single features and the pair):
+
+    >>> e = kx.explain_gp(gp, X[:3], background=X[:10], index="k-SII", order=2, set_covariance=True)
+    >>> pair = e.interaction_orders[2]
+    >>> pair.values.shape, pair.stderr.shape, e.interaction_orders.covariance.shape
+    ((3, 1), (3, 1), (3, 3, 3))
+    >>> e.interaction_orders.covariance_labels()
+    ['x0', 'x1', 'x0 × x1']
+    >>> list(e.interaction_orders.to_frame().columns)
+    ['point', 'order', 'set', 'value', 'stderr']
     """
     binaries = one_vs_rest(gp)
     if binaries is not None:
         return _explain_classes(binaries, X, value, background, joint=joint, method=method, eta=eta,
-                                budget=budget, seed=seed, n_jobs=n_jobs,
-                                rows_per_chunk=rows_per_chunk)
+                                budget=budget, seed=seed, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk,
+                                index=index, order=order, sets=sets, top=top, set_covariance=set_covariance)
     fitted = fitted_gp(gp)
     # value, method, joint, budget, seed, X and background (sparse densified): declared above
-
-    call = _GPCall(fitted, X, value, background, joint=joint, method=method, eta=eta, budget=budget)
+    if index is None:
+        refuse_interaction_options(order, sets, top, set_covariance)
+        call = _GPCall(fitted, X, value, background, joint=joint, method=method, eta=eta, budget=budget)
+    else:
+        _refuse_first_order_options(joint, budget)
+        call = GPInteractionCall(fitted, X, value, background, request=(index, order, sets, top, set_covariance),
+                                 method=method, eta=eta)
     call.check_cost()
-    chunked = call.in_chunks(gp, X, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk, seed=seed)
+    chunked = _in_chunks(call, gp, X, n_jobs=n_jobs, rows_per_chunk=rows_per_chunk, seed=seed)
     if chunked is not None:
         return chunked
-    return call.explanation(call.mean(X), call.covariance(seed))
+    if index is None:
+        return call.explanation(call.mean(X), call.covariance(seed))
+    mean = call.mean(X)
+    return call.explanation(mean, call.covariance(mean))
+
+
+def _refuse_first_order_options(joint, budget) -> None:
+    """With ``index=``: refuse the options of first-order Shapley values only."""
+    if joint:
+        raise ValueError("joint=True gives the covariance of first-order Shapley values across points; with "
+                         "index= ask for set_covariance=True (per point, the covariance between the sets "
+                         "returned)")
+    if budget is not None:
+        raise ValueError("budget applies to method='sampled', which estimates first-order Shapley values only; "
+                         "an interaction index's covariance is exact (method='product' or 'exact')")
 
 
 class _Covariance(NamedTuple):
@@ -233,6 +325,7 @@ class _GPJob(NamedTuple):
     eta: float
     budget: int | None
     seed: object
+    options: dict
 
 
 class _GPCall:
@@ -241,7 +334,7 @@ class _GPCall:
     Made from the checked arguments: the points and background rows, the
     covariance route (a plug-in of ``kernelxai.explainers._gp_routes``),
     the value function's cell weights and the work the route prices. Then
-    :meth:`check_cost` (the cost guard, before any work), :meth:`in_chunks`
+    :meth:`check_cost` (the cost guard, before any work), ``_in_chunks``
     (the rows in chunks with joblib), :meth:`mean` (``kx.explain`` of the
     posterior mean), :meth:`covariance` (the route's blocks, checked against
     efficiency) and :meth:`explanation` (the result and its ``meta``).
@@ -287,26 +380,7 @@ class _GPCall:
                    ["a smaller background (kx.explainers.subsample / summarize)", "fewer explained points",
                     "joint=False"])
 
-    def in_chunks(self, gp, X, *, n_jobs, rows_per_chunk, seed) -> Explanation | None:
-        """The call's rows in chunks with joblib (:mod:`kernelxai.parallel`), or None: one chunk."""
-        if check_n_jobs(n_jobs) not in (None, 1) and self.joint:
-            raise ValueError("joint=True couples the rows (their cross-covariances): it runs in one "
-                             "process; n_jobs= applies to joint=False")
-        n, per = self.n, self.per
-        if self.joint or n < 2:
-            return None
-        rows = check_rows_per_chunk(rows_per_chunk) or plan_rows(n, per.ops * n, per.ops)
-        if rows >= n:
-            return None
-        name = self.route.name
-        job = _GPJob(gp, self.value, self.B, name, self.eta, self.budget,
-                     shared_seed(seed) if self.route.uses_rng else None)
-        pieces = run_rows(_explain_gp_rows, X, n_jobs=n_jobs, rows_per_chunk=rows, shared=job,
-                          desc=f"kx.explain_gp ({name})")
-        backend, workers = execution(n_jobs, len(pieces))
-        estimated = sum(piece.meta.get("estimated_seconds", 0.0) for piece in pieces) / workers
-        return concat_results(pieces, {"estimated_seconds": estimated}, n_jobs=workers,
-                              rows_per_chunk=rows, backend=backend)
+    options: dict = {}
 
     def mean(self, X) -> Explanation:
         """The Shapley values of the posterior mean, exactly as ``kx.explain`` gives them."""
@@ -413,6 +487,7 @@ def _explain_classes(binaries, X, *args, seed=None, **options) -> Explanation:
                        "across classes is given")
     if "covariance_mc_stderr" in meta:
         meta["covariance_mc_stderr"] = stack([p.meta["covariance_mc_stderr"] for p in pieces])
+    held = [p._interaction_orders for p in pieces]  # noqa: SLF001 - the pieces are Explanations
     return Explanation(
         stack([p.values for p in pieces]),
         base_values=stack([np.asarray(p.base_values, dtype=float) for p in pieces]),
@@ -425,13 +500,42 @@ def _explain_classes(binaries, X, *args, seed=None, **options) -> Explanation:
         output_names=[name for name, _ in binaries],
         covariance=stack([p.covariance for p in pieces]),
         joint_covariance=stack([p.joint_covariance for p in pieces]),
+        interactions=stack([p.interactions for p in pieces]),
+        interaction_orders=None if held[0] is None else Interactions.stack_outputs(held),
     )
+
+
+def _in_chunks(call, gp, X, *, n_jobs, rows_per_chunk, seed) -> Explanation | None:
+    """The call's rows in chunks with joblib (:mod:`kernelxai.parallel`), or None: one chunk.
+
+    ``call`` is a ``_GPCall`` or a ``GPInteractionCall`` (``kernelxai.explainers._gp_interactions``):
+    its ``joint``, ``n``, ``per`` (work per point), ``route``, ``value``, ``B``, ``eta``,
+    ``budget`` and ``options`` (the interaction request, passed on to every chunk).
+    """
+    if check_n_jobs(n_jobs) not in (None, 1) and call.joint:
+        raise ValueError("joint=True couples the rows (their cross-covariances): it runs in one "
+                         "process; n_jobs= applies to joint=False")
+    n, per = call.n, call.per
+    if call.joint or n < 2:
+        return None
+    rows = check_rows_per_chunk(rows_per_chunk) or plan_rows(n, per.ops * n, per.ops)
+    if rows >= n:
+        return None
+    name = call.route.name
+    job = _GPJob(gp, call.value, call.B, name, call.eta, call.budget,
+                 shared_seed(seed) if getattr(call.route, "uses_rng", False) else None, dict(call.options))
+    pieces = run_rows(_explain_gp_rows, X, n_jobs=n_jobs, rows_per_chunk=rows, shared=job,
+                      desc=f"kx.explain_gp ({name})")
+    backend, workers = execution(n_jobs, len(pieces))
+    estimated = sum(piece.meta.get("estimated_seconds", 0.0) for piece in pieces) / workers
+    return concat_results(pieces, {"estimated_seconds": estimated}, n_jobs=workers,
+                          rows_per_chunk=rows, backend=backend)
 
 
 def _explain_gp_rows(job, X):
     """One chunk of :func:`explain_gp`'s rows: the serial call on them (kernelxai.parallel)."""
     import copy
 
-    gp, value, B, method, eta, budget, seed = job
+    gp, value, B, method, eta, budget, seed, options = job
     return explain_gp(gp, X, value, B, method=method, eta=eta, budget=budget,
-                      seed=copy.deepcopy(seed), rows_per_chunk=len(X))
+                      seed=copy.deepcopy(seed), rows_per_chunk=len(X), **options)

@@ -87,10 +87,13 @@ class InteractionBlock:
         ``"top"`` only: whether the sets are provably the m largest (default False).
     evaluated : int array (n,), optional
         ``"top"`` only: how many sets of this size were computed (default m).
+    stderr : float array, optional
+        The shape of ``values``: each set's standard error or posterior standard deviation
+        (``kx.explain_gp(..., index=...)`` gives the latter); None when not known.
 
     Attributes
     ----------
-    size, sets, values, layout, certified, evaluated
+    size, sets, values, layout, certified, evaluated, stderr
 
     Examples
     --------
@@ -100,15 +103,17 @@ class InteractionBlock:
     InteractionBlock(size=2, layout='sets', sets=(2, 2), values=(1, 2))
     """
 
-    __slots__ = ("size", "layout", "sets", "values", "certified", "evaluated")
+    __slots__ = ("size", "layout", "sets", "values", "certified", "evaluated", "stderr")
 
     def __init__(self, size: int, sets: ArrayLike | None, values: ArrayLike, layout: str = "dense",
-                 certified: ArrayLike | None = None, evaluated: ArrayLike | None = None) -> None:
+                 certified: ArrayLike | None = None, evaluated: ArrayLike | None = None,
+                 stderr: ArrayLike | None = None) -> None:
         self.size, self.layout = int(size), layout
         self.sets = None if sets is None else np.asarray(sets, dtype=np.int64)
         self.values = np.asarray(values, dtype=float)
         self.certified = None if certified is None else np.asarray(certified, dtype=bool)
         self.evaluated = None if evaluated is None else np.asarray(evaluated, dtype=np.int64)
+        self.stderr = None if stderr is None else np.asarray(stderr, dtype=float)
 
     def __repr__(self):
         return (f"InteractionBlock(size={self.size}, layout={self.layout!r}, sets={self.sets.shape}, "
@@ -131,13 +136,21 @@ class Interactions:
         The axes of ``values`` besides the set axis: ``("instance",)`` (default when values
         have one more axis than a set axis), ``()`` for a single point, ``("instance",
         "output")`` or ``("output",)`` with outputs.
+    covariance : float array, optional
+        The covariance between all sets held, per point: (n, M, M[, k]) (or (M, M[, k]) for a
+        single point) with M the number of sets of all blocks, rows and columns in the
+        order of :meth:`covariance_labels` (the blocks by ascending size, each block's sets in
+        its order); not with a ``"top"`` block. ``kx.explain_gp(..., index=...,
+        set_covariance=True)`` gives the posterior covariance. Each block's ``stderr``
+        (where given) is the square root of its diagonal.
 
     Raises
     ------
     ValueError
         A layout not in :data:`LAYOUTS`, arrays whose shapes disagree (with each other, with
         d or with ``axes``), a ``"dense"`` block that does not hold C(d, t) sets, a position
-        out of range, or a ``"top"`` block with an output axis.
+        out of range, a ``"top"`` block with an output axis, or a ``covariance`` of another
+        shape, not symmetric, or beside a ``"top"`` block.
 
     Examples
     --------
@@ -161,7 +174,7 @@ class Interactions:
 
     def __init__(self, blocks: Mapping[int, InteractionBlock] | Iterable[InteractionBlock],
                  feature_names: Sequence[str], *, index: str | None = None, order: int | None = None,
-                 axes: Sequence[str] | None = None) -> None:
+                 axes: Sequence[str] | None = None, covariance: ArrayLike | None = None) -> None:
         items = blocks.values() if isinstance(blocks, dict) else blocks
         self.feature_names = [str(f) for f in feature_names]
         self.index = None if index is None else str(index)
@@ -177,6 +190,7 @@ class Interactions:
         self.axes = self._infer_axes(axes)
         for b in self.blocks.values():
             self._check(b)
+        self.covariance = self._check_covariance(covariance)
 
     # ------------------------------------------------------------- validation
     def _infer_axes(self, axes):
@@ -228,6 +242,9 @@ class Interactions:
         if b.values.shape != expected:
             raise ValueError(f"values of the block of size {t} must have shape {expected} "
                              f"({' x '.join(self._value_axes())}); got {b.values.shape}")
+        if b.stderr is not None and b.stderr.shape != b.values.shape:
+            raise ValueError(f"stderr of the block of size {t} must have the shape of its values "
+                             f"{b.values.shape}; got {b.stderr.shape}")
         if b.layout == "top":
             if b.certified is None:
                 b.certified = np.zeros(lead, dtype=bool)
@@ -239,6 +256,41 @@ class Interactions:
         if first.values.shape[:len(lead)] != b.values.shape[:len(lead)] or (
                 "output" in self.axes and first.values.shape[-1] != b.values.shape[-1]):
             raise ValueError("the blocks hold different numbers of points or outputs")
+
+    def _check_covariance(self, covariance):
+        if covariance is None:
+            return None
+        C = np.asarray(covariance, dtype=float)
+        if any(b.layout == "top" for b in self.blocks.values()):
+            raise ValueError("a covariance between the sets needs the same sets at every point: not with a "
+                             "'top' block")
+        M = sum(b.sets.shape[0] for b in self.blocks.values())
+        outputs = () if "output" not in self.axes else (self._n_outputs_of(next(iter(self.blocks.values()))),)
+        expected = self._lead() + (M, M) + outputs
+        if C.shape != expected:
+            raise ValueError(f"covariance must have shape {expected} (the {M} sets of all blocks on both set "
+                             f"axes); got {C.shape}")
+        p = len(self._lead())
+        asym = np.max(np.abs(C - np.swapaxes(C, p, p + 1)), initial=0.0)
+        if not np.all(np.isfinite(C)) or asym > 1e-12 * max(np.max(np.abs(C), initial=0.0), 1e-300):
+            raise ValueError("covariance must be finite and symmetric in its two set axes")
+        return C
+
+    def covariance_labels(self) -> list[str]:
+        """The sets in the order of the rows and columns of :attr:`covariance`: the blocks by ascending
+        size, each block's sets in its order (names joined by :data:`SET_SEPARATOR`, "" for the empty set).
+
+        Raises
+        ------
+        ValueError
+            With a ``"top"`` block (its sets differ by point).
+        """
+        if any(b.layout == "top" for b in self.blocks.values()):
+            raise ValueError("top blocks hold different sets at every point; read .sets of each block")
+        out = []
+        for t, b in self.blocks.items():
+            out += self.labels(b.sets) if t else [""] * len(b.sets)
+        return out
 
     def _lead(self) -> tuple[int, ...]:
         """The shape of the instance axis ((n,) or ())."""
@@ -290,6 +342,10 @@ class Interactions:
             parts.append(f"points={self.n_instances}")
         if "output" in self.axes:
             parts.append("with outputs")
+        if any(b.stderr is not None for b in self.blocks.values()):
+            parts.append("with stderr")
+        if self.covariance is not None:
+            parts.append("with covariance")
         return f"Interactions({', '.join(parts)})"
 
     def positions(self, members: str | int | Iterable[str | int]) -> tuple[int, ...]:
@@ -341,7 +397,8 @@ class Interactions:
 
     # ------------------------------------------------------------ conversions
     def to_frame(self) -> pd.DataFrame:
-        """One row per point x set (x output): columns ``point``, (``output``), ``order``, ``set``, ``value``.
+        """One row per point x set (x output): columns ``point``, (``output``), ``order``, ``set``, ``value``
+        (and ``stderr`` when a block holds standard errors; NaN in the blocks without).
 
         ``order`` is the set's size and ``set`` its features' names joined by
         :data:`SET_SEPARATOR`; a single point is point 0; padded ``"top"`` entries are left out.
@@ -351,8 +408,11 @@ class Interactions:
 
         frames = []
         outputs = "output" in self.axes
+        with_stderr = any(b.stderr is not None for b in self.blocks.values())
         for t, b in self.blocks.items():
             vals = b.values if "instance" in self.axes else b.values[None]
+            errs = np.full(vals.shape, np.nan) if b.stderr is None else \
+                (b.stderr if "instance" in self.axes else b.stderr[None])
             n, m = vals.shape[:2]
             if b.layout == "top":
                 sets = b.sets if "instance" in self.axes else b.sets[None]
@@ -361,7 +421,7 @@ class Interactions:
                 labels = np.asarray(self.labels(sets[rows, cols].reshape(-1, t)) if t else [""] * len(rows),
                                     dtype=object)
                 frames.append(pd.DataFrame({"point": rows, "order": t, "set": labels,
-                                            "value": vals[rows, cols]}))
+                                            "value": vals[rows, cols], "stderr": errs[rows, cols]}))
                 continue
             labels = np.asarray(self.labels(b.sets) if t else [""] * m, dtype=object)
             if outputs:
@@ -370,11 +430,13 @@ class Interactions:
                     "point": np.repeat(np.arange(n), m * k),
                     "output": np.tile(np.repeat(np.arange(k), m), n),
                     "order": t, "set": np.tile(labels, n * k),
-                    "value": vals.transpose(0, 2, 1).reshape(-1)}))
+                    "value": vals.transpose(0, 2, 1).reshape(-1), "stderr": errs.transpose(0, 2, 1).reshape(-1)}))
             else:
                 frames.append(pd.DataFrame({"point": np.repeat(np.arange(n), m), "order": t,
-                                            "set": np.tile(labels, n), "value": vals.reshape(-1)}))
-        columns = ["point"] + (["output"] if outputs else []) + ["order", "set", "value"]
+                                            "set": np.tile(labels, n), "value": vals.reshape(-1),
+                                            "stderr": errs.reshape(-1)}))
+        columns = ["point"] + (["output"] if outputs else []) + ["order", "set", "value"] \
+            + (["stderr"] if with_stderr else [])
         if not frames:
             return pd.DataFrame({c: [] for c in columns})
         frame = pd.concat(frames, ignore_index=True)
@@ -390,19 +452,24 @@ class Interactions:
             if b.layout == "top":
                 entry["certified"] = encode(b.certified)
                 entry["evaluated"] = encode(b.evaluated)
+            if b.stderr is not None:
+                entry["stderr"] = encode(b.stderr)
             blocks.append(entry)
-        return {"index": self.index, "order": self.order, "feature_names": list(self.feature_names),
-                "axes": list(self.axes), "blocks": blocks}
+        out = {"index": self.index, "order": self.order, "feature_names": list(self.feature_names),
+               "axes": list(self.axes), "blocks": blocks}
+        if self.covariance is not None:
+            out["covariance"] = encode(self.covariance)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Interactions:
         """The :class:`Interactions` of :meth:`to_dict`."""
         blocks = [InteractionBlock(e["size"], None if e["sets"] is None else decode(e["sets"]),
                                    decode(e["values"]), e["layout"],
-                                   decode(e.get("certified")), decode(e.get("evaluated")))
+                                   decode(e.get("certified")), decode(e.get("evaluated")), decode(e.get("stderr")))
                   for e in data["blocks"]]
         return cls(blocks, data["feature_names"], index=data.get("index"), order=data.get("order"),
-                   axes=tuple(data["axes"]))
+                   axes=tuple(data["axes"]), covariance=decode(data.get("covariance")))
 
     # ---------------------------------------------------------------- slicing
     def take(self, instance: int | slice | ArrayLike | None = None, feature: int | slice | ArrayLike | None = None,
@@ -422,25 +489,47 @@ class Interactions:
             return None
         identity = len(F) == d and bool(np.all(F == np.arange(d)))
         axes = list(self.axes)
-        blocks = []
-        for t, b in self.blocks.items():
-            vals, sets, cert, ev = b.values, b.sets, b.certified, b.evaluated
+        has_instance = "instance" in self.axes and not _is_int(instance)
+        blocks = [self._take_block(b, instance, output, None if identity else F, has_instance)
+                  for b in self.blocks.values()]
+        covariance = None
+        if self.covariance is not None:
+            covariance = self.covariance
             if "instance" in self.axes and instance is not None:
-                vals = vals[instance]
-                if b.layout == "top":
-                    sets, cert, ev = sets[instance], cert[instance], ev[instance]
+                covariance = covariance[instance]
             if "output" in self.axes and output is not None:
-                vals = vals[..., output]
-            has_instance = "instance" in self.axes and not _is_int(instance)
-            if not identity:
-                vals, sets = _remap(b.layout, t, vals, sets, F, d, 1 if has_instance else 0)
-            blocks.append(InteractionBlock(t, sets, vals, b.layout, cert, ev))
+                covariance = covariance[..., output]
+            if not identity:    # the positions of the kept sets, in their new order
+                kept, offset = [], 0
+                for t, b in self.blocks.items():
+                    moved, _ = _remap(b.layout, t, np.arange(len(b.sets), dtype=float), b.sets, F, d, 0)
+                    kept.append(offset + moved.astype(np.int64))
+                    offset += len(b.sets)
+                where, p = np.concatenate(kept), 1 if has_instance else 0
+                covariance = np.take(np.take(covariance, where, axis=p), where, axis=p + 1)
         if "instance" in self.axes and _is_int(instance):
             axes.remove("instance")
         if "output" in self.axes and _is_int(output):
             axes.remove("output")
         names = [self.feature_names[j] for j in F]
-        return Interactions(blocks, names, index=self.index, order=self.order, axes=tuple(axes))
+        return Interactions(blocks, names, index=self.index, order=self.order, axes=tuple(axes),
+                            covariance=covariance)
+
+    def _take_block(self, b, instance, output, F, has_instance) -> InteractionBlock:
+        """One block at the keys; ``F`` the kept features (None: all, in order)."""
+        arrays = [b.values] + ([] if b.stderr is None else [b.stderr])
+        sets, cert, ev = b.sets, b.certified, b.evaluated
+        if "instance" in self.axes and instance is not None:
+            arrays = [a[instance] for a in arrays]
+            if b.layout == "top":
+                sets, cert, ev = sets[instance], cert[instance], ev[instance]
+        if "output" in self.axes and output is not None:
+            arrays = [a[..., output] for a in arrays]
+        if F is not None:
+            remapped = [_remap(b.layout, b.size, a, sets, F, self.n_features, 1 if has_instance else 0)
+                        for a in arrays]
+            arrays, sets = [r[0] for r in remapped], remapped[0][1]
+        return InteractionBlock(b.size, sets, arrays[0], b.layout, cert, ev, arrays[1] if len(arrays) > 1 else None)
 
     @classmethod
     def concat(cls, pieces: Iterable[Interactions]) -> Interactions:
@@ -463,12 +552,15 @@ class Interactions:
                 blocks.append(InteractionBlock(
                     t, np.concatenate([q.sets for q in parts]), np.concatenate([q.values for q in parts]),
                     "top", np.concatenate([q.certified for q in parts]),
-                    np.concatenate([q.evaluated for q in parts])))
+                    np.concatenate([q.evaluated for q in parts]), _joined([q.stderr for q in parts], t)))
                 continue
             if any(not np.array_equal(q.sets, b.sets) for q in parts):
                 raise ValueError(f"the blocks of size {t} hold different sets")
-            blocks.append(InteractionBlock(t, b.sets, np.concatenate([q.values for q in parts]), b.layout))
-        return cls(blocks, first.feature_names, index=first.index, order=first.order, axes=first.axes)
+            blocks.append(InteractionBlock(t, b.sets, np.concatenate([q.values for q in parts]), b.layout,
+                                           stderr=_joined([q.stderr for q in parts], t)))
+        covariance = _joined([p.covariance for p in pieces], "covariance")
+        return cls(blocks, first.feature_names, index=first.index, order=first.order, axes=first.axes,
+                   covariance=covariance)
 
     @classmethod
     def stack_outputs(cls, pieces: Iterable[Interactions]) -> Interactions:
@@ -484,9 +576,23 @@ class Interactions:
             if b.layout == "top" or any(q.layout != b.layout or not np.array_equal(q.sets, b.sets) for q in parts):
                 raise ValueError(f"the blocks of size {t} cannot share an output axis: top= sets differ by "
                                  "output (explain one output at a time, output=..., or ask for sets=)")
-            blocks.append(InteractionBlock(t, b.sets, np.stack([q.values for q in parts], axis=-1), b.layout))
+            errs = [q.stderr for q in parts]
+            blocks.append(InteractionBlock(t, b.sets, np.stack([q.values for q in parts], axis=-1), b.layout,
+                                           stderr=None if any(e is None for e in errs) else np.stack(errs, axis=-1)))
+        covs = [p.covariance for p in pieces]
         return cls(blocks, first.feature_names, index=first.index, order=first.order,
-                   axes=tuple(first.axes) + ("output",))
+                   axes=tuple(first.axes) + ("output",),
+                   covariance=None if any(c is None for c in covs) else np.stack(covs, axis=-1))
+
+
+def _joined(arrays, what):
+    """The arrays of consecutive points concatenated, None when none has one; refused when some have."""
+    if all(a is None for a in arrays):
+        return None
+    if any(a is None for a in arrays):
+        label = "the covariance" if what == "covariance" else f"the stderr of the blocks of size {what}"
+        raise ValueError(f"{label} is given for some pieces and not for others")
+    return np.concatenate(arrays)
 
 
 def _remap(layout, t, vals, sets, F, d, p):
