@@ -10,7 +10,13 @@ holds one family and registers it with
 module              methods                          what it needs and gives
 ==================  ===============================  ===============================================
 ``exact``           ``exact`` (``brute``)            any game up to 26 players; exact
-``kernelshap``      ``kernel``                       any game; KernelSHAP (WLS), intervals
+``kernelshap``      ``kernel``                       any game; KernelSHAP (WLS), intervals; paired
+                                                     without replacement with ``replace=False``
+``leverageshap``    ``leverage_shap`` (``leverage``) any game; Leverage SHAP, stratified t-intervals
+``polyshap``        ``polyshap``                     any game; PolySHAP (all interactions up to an
+                                                     order), stratified t-intervals
+``msr``             ``msr`` (``regression_msr``)     any game; regression-adjusted Monte Carlo,
+                                                     unbiased, t-intervals
 ``permutation``     ``permutation``                  any game; t-intervals
 ``quadrature``      ``product`` (``quadrature``),    a ProductGame; exact in polynomial time
                     ``stable``, ``newton``
@@ -25,14 +31,17 @@ The product routes behind ``quadrature``: ``product`` (the face: ``product_shapl
 (:func:`kx.shapley_interactions <kernelxai.shapley_interactions>`):
 ``interaction_index`` (SII, k-SII, STII, FSII as functionals of worths),
 ``interaction_exact``, ``interaction_product``, ``interaction_sampled`` and
-``interaction_plan`` (route and cost). ``shapley`` is the entry point
+``interaction_plan`` (route and cost). Behind ``leverage_shap``, ``polyshap`` and ``kernel``
+without replacement: ``pair_sampling`` (complementary pairs without replacement, stratified by
+size) and ``odd_regression`` (one equation per pair, efficiency exact, stratified intervals).
+``shapley`` is the entry point
 ``kx.shapley_values``; ``common`` the pieces the estimators share.
 
 ``kx.shapley_values(game, method=...)`` checks a method's requirements and
 options once; ``method="auto"`` asks every applicable estimator for its cost.
 """
 
-from . import _bayes, _exact, _kernelshap, _permutation, _quadrature  # registration
+from . import _bayes, _exact, _kernelshap, _leverageshap, _msr, _permutation, _polyshap, _quadrature  # registration
 from ._choose import choose
 from ._common import t_interval
 from ._product import PrecisionError, estimate_nodes, gauss_legendre_01, product_shapley, reference_shapley

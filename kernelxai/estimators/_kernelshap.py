@@ -21,7 +21,8 @@ from ..games import (
     shapley_kernel_weights,
 )
 from ._common import as_instances, block_elements, evaluate_blocks
-from ._registry import Cost, Estimator, EstimatorResult, Option, register
+from ._odd_regression import paired_cost, run_paired
+from ._registry import Cost, Estimator, EstimatorResult, InvalidOptionError, Option, register
 
 __all__ = ["KernelSHAP", "KERNEL_ENUMERATION_PLAYERS"]
 
@@ -69,6 +70,17 @@ class KernelSHAP(Estimator):
     ``stderr``, ``lower``/``upper`` are at ``level``; ``meta["interval"]``
     says which was used. With all coalitions enumerated the values are exact
     and the intervals have zero width.
+
+    ``replace=False``: paired KernelSHAP without replacement. The budget is
+    spread over coalition sizes by the Shapley kernel as above, but as distinct
+    complementary pairs, stratified by size (sizes whose pairs all fit are taken
+    whole), each weighted by the kernel over its inclusion probability; the
+    same constrained regression, one equation per pair (the design and solve of
+    ``method="leverage_shap"``, with the kernel's size distribution instead of
+    the leverage scores). Intervals, when asked for, are stratified
+    delta-method t-intervals (HC2, Satterthwaite degrees of freedom), infinite
+    with fewer than two pairs per unknown. ``budget`` is then spent exactly
+    (an odd one leaves one evaluation unused); the default budget is as above.
     """
 
     name = "kernel"
@@ -81,6 +93,8 @@ class KernelSHAP(Estimator):
         "interval": Option(None, "choice", choices=("sandwich", "percentile"),
                            doc="interval kind: delta-method t (sandwich) or percentile bootstrap"),
         "level": Option(0.95, "level", doc="interval level"),
+        "replace": Option(True, "bool", doc="draw with replacement (True) or distinct complementary pairs "
+                                             "stratified by size (False: paired KernelSHAP without replacement)"),
     }
     option_aliases = {"n_coalitions": "budget"}
 
@@ -107,6 +121,8 @@ class KernelSHAP(Estimator):
 
     def cost(self, game, options) -> Cost:
         d, n = game.n_players, game.n_instances or 1
+        if not options["replace"]:
+            return paired_cost(game, _without_replacement(options, d), 1, self.name)
         if d == 1:
             return Cost.of(game.evaluation_work(2), 0.0, 2)
         _, m = self._plan(game, options)
@@ -121,6 +137,10 @@ class KernelSHAP(Estimator):
         return ["a smaller budget=...", "groups of features as players (groups=...)"]
 
     def run(self, game, rng, options) -> EstimatorResult:
+        if not options["replace"]:
+            return run_paired(game, rng, _without_replacement(options, game.n_players), target="kernel", order=1,
+                              method=self.name, sampling="complementary pairs from the Shapley kernel, "
+                                                         "without replacement, stratified by size")
         d = game.n_players
         n = game.n_instances or 1
         max_elements = block_elements(options["max_elements"])
@@ -196,6 +216,23 @@ class KernelSHAP(Estimator):
                     interval=(f"percentile bootstrap over the sampled coalitions ({n_boot} resamples"
                               f"{' of complementary pairs' if paired else ''})"))
         return result
+
+
+def _without_replacement(options, d):
+    """The options of ``replace=False`` for the paired-regression run: intervals when asked for, as
+    stratified delta-method t-intervals (a percentile bootstrap is not offered for this design)."""
+    if not options["paired"]:
+        raise InvalidOptionError("method='kernel' with replace=False draws distinct complementary pairs; "
+                                 "it needs paired=True (the default)")
+    kind = _interval_kind(options)
+    if kind == "percentile":
+        raise InvalidOptionError("method='kernel' with replace=False gives stratified delta-method intervals "
+                                 "(interval='sandwich' or bootstrap=...); interval='percentile' is only "
+                                 "offered with replace=True")
+    budget = options["budget"]
+    if budget is None:  # as with replacement: every coalition up to 14 players, else 2d + 2050
+        budget = 2**d if d <= KERNEL_ENUMERATION_PLAYERS else None
+    return {**options, "intervals": kind is not None, "budget": budget}
 
 
 def _interval_kind(options):

@@ -82,9 +82,10 @@ def applicable_methods(game: Game) -> list[str]:
     >>> import kernelxai as kx
     >>> from kernelxai.estimators import applicable_methods
     >>> applicable_methods(kx.FunctionGame(lambda Z: Z.sum(axis=1), 3))
-    ['bayes_shap', 'exact', 'kernel', 'permutation']
+    ['bayes_shap', 'exact', 'kernel', 'leverage_shap', 'msr', 'permutation', 'polyshap']
     >>> applicable_methods(kx.ProductGame([[0.5, 0.8, 0.9]], [[1.0, 1.0, 1.0]], [2.0]))
-    ['bayes_shap', 'exact', 'kernel', 'newton', 'permutation', 'product', 'stable']
+    ['bayes_shap', 'exact', 'kernel', 'leverage_shap', 'msr', 'newton', 'permutation', 'polyshap',
+     'product', 'stable']
     """
     return sorted(name for name, est in estimators().items() if est.why_not(game) is None)
 
@@ -182,7 +183,8 @@ def shapley_values(game: Game, method: str | Estimator = "exact", *, seed: int |
     method : str
         ``"auto"`` or one of :func:`available_methods`: ``"exact"``,
         ``"kernel"``, ``"permutation"``, ``"product"``, ``"stable"``,
-        ``"newton"``, ``"bayes_shap"`` (see :mod:`kernelxai.estimators`).
+        ``"newton"``, ``"bayes_shap"``, ``"leverage_shap"``, ``"msr"``,
+        ``"polyshap"`` (see :mod:`kernelxai.estimators`).
     seed : None, int or numpy.random.Generator
         Randomness of sampling methods.
     **options
