@@ -168,10 +168,13 @@ class KernelSHAP(Estimator):
         sw = np.sqrt(weights / weights.max())[:, None]
         coef, _, rank, _ = np.linalg.lstsq(sw * design, sw * target, rcond=None)
         if rank < d - 1:
+            used, least = len(z) + 2, self.min_budget(d)
+            advice = (f"at least {least} is a sensible minimum" if used < least else
+                      f"at {used}, at or above the minimum of {least}, this sample repeated coalitions "
+                      f"(drawn with replacement): try {2 * used}, or replace=False")
             raise ValueError(
-                f"budget={len(z) + 2} is too small to identify {d} Shapley values: the sampled "
-                f"coalitions span only {rank + 1} of {d} directions. Use a larger budget "
-                f"(at least {self.min_budget(d)} is a sensible minimum)")
+                f"budget={used} is too small to identify {d} Shapley values: the sampled "
+                f"coalitions span only {rank + 1} of {d} directions. Use a larger budget ({advice})")
         phi = np.empty((n, d))
         phi[:, :-1] = coef.T
         phi[:, -1] = total - coef.sum(axis=0)
