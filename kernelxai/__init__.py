@@ -37,6 +37,7 @@ from ._memory import prime_allocator
 from .estimators import available_methods, estimate_cost, shapley_values
 from .explainers import (
     ShapleyPrior,
+    compare_estimators,
     explain,
     explain_gp,
     explain_hsic,
@@ -48,9 +49,11 @@ from .explainers import (
 from .explanation import Explanation
 from .games import FunctionGame, Game, GroupedGame, ProductGame, TabularGame
 
-#: stage packages imported on first use (they pull in matplotlib, ipywidgets or data files)
+#: stage packages imported on first use (they pull in matplotlib, ipywidgets or data files); kx.report
+#: is the report stage, a module that is also callable: kx.report(model, X, ...)
 _LAZY = {"plots": "kernelxai.plots", "widgets": "kernelxai.widgets",
-         "datasets": "kernelxai.datasets", "exercises": "kernelxai.workbench.exercises"}
+         "datasets": "kernelxai.datasets", "exercises": "kernelxai.workbench.exercises",
+         "report": "kernelxai.report"}
 
 
 def __getattr__(name: str) -> object:
@@ -82,6 +85,7 @@ __all__ = [
     "shapley_values",
     "available_methods",
     "estimate_cost",
+    "compare_estimators",
     # the objects they hand over and take
     "Explanation",
     "Game",
@@ -111,4 +115,5 @@ __all__ = [
     "datasets",
     "workbench",
     "exercises",
+    "report",
 ]

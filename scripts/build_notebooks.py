@@ -13,6 +13,9 @@ diffs are readable:
     # %%
     import kernelxai as kx
 
+The report notebook of ``python -m kernelxai.report`` is built the same way, from
+notebooks/report/report.py into the package: kernelxai/report/report.ipynb (the name ``report``).
+
 Usage: python scripts/build_notebooks.py [--check] [NAME ...]
 ``--check`` exits 1 (listing them) if any notebook differs from its source.
 """
@@ -29,6 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "notebooks" / "src"
 OUT = ROOT / "notebooks"
+#: the report notebook's source and where it is built (shipped inside the package)
+REPORT_SRC = ROOT / "notebooks" / "report" / "report.py"
+REPORT_OUT = ROOT / "kernelxai" / "report"
 
 HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?: tags=(?P<tags>\[.*\]))?\s*$")
 
@@ -109,10 +115,13 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="only report notebooks out of date")
     args = ap.parse_args(argv)
     sources = sorted(SRC.glob("*.py"))
+    wanted = {n.removesuffix(".py").removesuffix(".ipynb") for n in args.names}
     if args.names:
-        wanted = {n.removesuffix(".py").removesuffix(".ipynb") for n in args.names}
         sources = [p for p in sources if p.stem in wanted]
-    return sync(sources, OUT, render, check=args.check, rebuild="python scripts/build_notebooks.py")
+    status = sync(sources, OUT, render, check=args.check, rebuild="python scripts/build_notebooks.py")
+    if not args.names or REPORT_SRC.stem in wanted:
+        status |= sync([REPORT_SRC], REPORT_OUT, render, check=args.check, rebuild="python scripts/build_notebooks.py")
+    return status
 
 
 def sync(sources, out_dir, render, *, check, rebuild):

@@ -402,6 +402,7 @@ def test_the_wheel_ships_the_notebooks_and_their_baselines(tmp_path):
     (wheel,) = tmp_path.glob("kernelxai-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "kernelxai/check.py" in names
+    assert "kernelxai/report/report.ipynb" in names, "the report notebook of python -m kernelxai.report"
     for path in NOTEBOOKS:
         assert f"kernelxai/_notebooks/{path.name}" in names, path.name
         assert f"kernelxai/_notebooks/baselines/{path.stem}.json" in names, path.stem

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import tempfile
 import time
 
 import numpy as np
@@ -74,6 +75,7 @@ ENTRY_POINTS = {
     "shapley_interactions": (kx.shapley_interactions, "kx.shapley_interactions"),
     "shapley_values": (kx.shapley_values, "kx.shapley_values"),
     "estimate_cost": (kx.estimate_cost, "kx.estimate_cost"),
+    "compare_estimators": (kx.compare_estimators, "kx.compare_estimators"),
     "explain_mmd": (kx.explain_mmd, "kx.explain_mmd"),
     "explain_hsic": (kx.explain_hsic, "kx.explain_hsic"),
     "explain_r2": (kx.explain_r2, "kx.explain_r2"),
@@ -95,6 +97,8 @@ ENTRY_POINTS = {
                                           "kx.uncertainty.ReferenceSamplingGame"),
     "uncertainty.shapley_residuals": (kx.uncertainty.shapley_residuals, "kx.uncertainty.shapley_residuals"),
     "uncertainty.bayes_shap": (kx.uncertainty.bayes_shap, "kx.uncertainty.bayes_shap"),
+    # kx.report is the report module, callable as its function (kernelxai.report.report)
+    "report": (kx.report.report, "kx.report"),
 }
 
 #: public callables of the scanned namespaces that are not entry points, and why
@@ -117,6 +121,7 @@ NOT_ENTRY_POINTS = {
     "mean_embedding": "a building block of the value functions on checked arrays (kernel mean embeddings)",
     "BackgroundSummary": "the result of summarize",
     "SummaryBound": "the result of summary_bound",
+    "EstimatorComparison": "the result of compare_estimators",
     "BackgroundRequiredError": "an exception",
     "ShapleyResiduals": "the result of shapley_residuals",
     "walsh_hadamard": "a transform of an array (maths, no data of a model)",
@@ -201,6 +206,9 @@ def _numbers(result):
         return _numbers(kx.shapley_values(result, method="exact"))
     if isinstance(result, tuple):
         return np.asarray(result, dtype=float)
+    if isinstance(result, kx.explainers.EstimatorComparison):   # errors and coverage (seeded), truth
+        numbers = result.frame[["error", "evaluations", "coverage", "width"]].to_numpy(dtype=float)
+        return np.concatenate([np.ravel(numbers), np.ravel(result.truth)])
     if isinstance(result, dict):   # kx.estimate_cost
         return np.asarray([v for v in result.values() if isinstance(v, (int, float))], dtype=float)
     return np.ravel(np.asarray(result, dtype=float))
@@ -224,6 +232,10 @@ def _compared():
         ("explain_interactions", "background"):
             lambda m, f: kx.explain_interactions(m["krr"], m["P"], background=f(m["B"])),
         ("explain_gp", "X"): lambda m, f: kx.explain_gp(m["gp"], f(m["P"]), background=m["B"]),
+        ("compare_estimators", "X"): lambda m, f: kx.compare_estimators(m["krr"], f(m["P"]), background=m["B"],
+                                                                        **ARENA),
+        ("compare_estimators", "background"):
+            lambda m, f: kx.compare_estimators(m["krr"], m["P"], background=f(m["B"]), **ARENA),
         ("explain_gp", "background"): lambda m, f: kx.explain_gp(m["gp"], m["P"], background=f(m["B"])),
         ("explain_gp", "X (unnamed GP)"): lambda m, f: kx.explain_gp(m["gp_a"], f(m["P"]), background=m["B"]),
         ("explain_mmd", "Z"): lambda m, f: kx.explain_mmd(m["X"].iloc[:20], f(m["X"].iloc[20:]), **fast),
@@ -256,6 +268,10 @@ def _compared():
         ("uncertainty.ReferenceSamplingGame", "references"):
             lambda m, f: kx.uncertainty.ReferenceSamplingGame(m["f"], m["P"], f(m["B"]), seed=0),
     }
+
+
+#: a small arena: one sampled method, one budget, one seed
+ARENA = {"methods": ["permutation"], "budgets": [20], "seeds": 1}
 
 
 def _sliced(e, f):
@@ -336,6 +352,10 @@ def _sparse_cases():
         ("explain_interactions", "background"):
             lambda m, s: kx.explain_interactions(m["krr_a"], m["Xa"][:3], background=s(m["Xa"][10:18])),
         ("explain_gp", "X"): lambda m, s: kx.explain_gp(m["gp_a"], s(m["Xa"][:3]), background=m["Xa"][10:18]),
+        ("compare_estimators", "X"):
+            lambda m, s: kx.compare_estimators(m["krr_a"], s(m["Xa"][:3]), background=m["Xa"][10:18], **ARENA),
+        ("compare_estimators", "background"):
+            lambda m, s: kx.compare_estimators(m["krr_a"], m["Xa"][:3], background=s(m["Xa"][10:18]), **ARENA),
         ("explain_gp", "background"):
             lambda m, s: kx.explain_gp(m["gp_a"], m["Xa"][:3], background=s(m["Xa"][10:18])),
         ("ShapleyPrior", "background"):
@@ -395,6 +415,7 @@ MISSPELT = {
     "shapley_interactions": (lambda m, **kw: kx.shapley_interactions(m["game"], **kw), "tolerence", "tolerance"),
     "shapley_values": (lambda m, **kw: kx.shapley_values(m["game"], "permutation", **kw), "budgte", "budget"),
     "estimate_cost": (lambda m, **kw: kx.estimate_cost(m["game"], **kw), "methd", "method"),
+    "compare_estimators": (lambda m, **kw: kx.compare_estimators(m["game"], **kw), "budget", "budgets"),
     "explain_mmd": (lambda m, **kw: kx.explain_mmd(m["Xa"][:20], m["Xa"][20:], **kw), "n_permutation",
                     "n_permutations"),
     "explain_hsic": (lambda m, **kw: kx.explain_hsic(m["Xa"], m["ya"], **kw), "atribute", "attribute"),
@@ -427,6 +448,7 @@ MISSPELT = {
     "uncertainty.shapley_residuals": (lambda m, **kw: kx.uncertainty.shapley_residuals(m["game"], **kw),
                                       "max_player", "max_players"),
     "uncertainty.bayes_shap": (lambda m, **kw: kx.uncertainty.bayes_shap(m["game"], **kw), "n_sample", "n_samples"),
+    "report": (lambda m, **kw: kx.report(m["krr"], m["X"], **kw), "tolerence", "tolerance"),
 }
 
 
@@ -453,6 +475,7 @@ BAD_VALUES = {
     "shapley_interactions": (lambda m: kx.shapley_interactions(m["game"], tolerance=-1.0), "tolerance=-1.0"),
     "shapley_values": (lambda m: kx.shapley_values(m["game"], seed=-1), "seed=-1"),
     "estimate_cost": (lambda m: kx.estimate_cost([1, 2]), "game=[1, 2]"),
+    "compare_estimators": (lambda m: kx.compare_estimators(m["game"], level=1.5), "level=1.5"),
     "explain_mmd": (lambda m: kx.explain_mmd(m["Xa"][:20], m["Xa"][20:], n_permutations=-1), "n_permutations=-1"),
     "explain_hsic": (lambda m: kx.explain_hsic(m["Xa"], m["ya"], attribute="z"), "attribute='z'"),
     "explain_r2": (lambda m: kx.explain_r2(m["Xa"], m["ya"], feature_names="abcd"), "feature_names='abcd'"),
@@ -479,6 +502,7 @@ BAD_VALUES = {
     "uncertainty.shapley_residuals": (lambda m: kx.uncertainty.shapley_residuals(m["game"], max_players=0),
                                       "max_players=0"),
     "uncertainty.bayes_shap": (lambda m: kx.uncertainty.bayes_shap(m["game"], focused="yes"), "focused='yes'"),
+    "report": (lambda m: kx.report(m["krr"], m["X"], tolerance=-1.0), "tolerance=-1.0"),
 }
 
 
@@ -521,6 +545,9 @@ SEEDED = {
     "uncertainty.ReferenceSamplingGame":
         lambda m, **kw: kx.uncertainty.ReferenceSamplingGame(m["f"], m["Xa"][:2], m["Xa"][10:18], **kw),
     "uncertainty.bayes_shap": lambda m, **kw: kx.uncertainty.bayes_shap(m["game"], n_samples=64, **kw),
+    # the seed draws the explained rows and the background (two small report notebooks run)
+    "report": lambda m, **kw: kx.report(m["krr"], m["X"], background_rows=8, progress=False,
+                                        out=f"{tempfile.mkdtemp()}/report.html", **kw).values,
 }
 
 

@@ -15,7 +15,7 @@ including imports inside functions) must name a top-level module that is
   installed distributions; kernelxai's own requirements are read from
   pyproject.toml, so the test checks the tree, not an older install), or
 * one of the documented optional packages :data:`OPTIONAL` (shap, dask,
-  distributed, numba, shapiq) -- and then only inside a
+  distributed, numba, shapiq, skops) -- and then only inside a
   ``try: ... except ImportError`` block, and only in ``kernelxai/``.
 
 A ``try/except ImportError`` around any *other* import does not make it
@@ -42,7 +42,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: optional packages kernelxai uses when present; imported only inside try/except ImportError
-OPTIONAL = frozenset({"shap", "dask", "distributed", "numba", "shapiq"})
+OPTIONAL = frozenset({"shap", "dask", "distributed", "numba", "shapiq", "skops"})
 
 
 def _normalise(name):

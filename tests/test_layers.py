@@ -24,8 +24,9 @@ PACKAGE = "kernelxai"
 #: the rest of ``models`` (what the converters produce). ``parallel`` sits below ``values``: the
 #: interventional value function's mean embeddings are a reduction over the background's rows run
 #: by ``parallel.reduce_rows``, and ``parallel`` itself needs only the ground floor, the estimators'
-#: progress bar and the Explanation. ``kernelxai/__init__.py`` (the public names) re-exports every
-#: stage, so it is the top: nothing in the library may import it.
+#: progress bar and the Explanation. ``report`` (``python -m kernelxai.report`` and ``kx.report``) runs
+#: a notebook over every stage and is the top stage; ``kernelxai/__init__.py`` (the public names)
+#: re-exports every stage (``report`` lazily), so it is above it: nothing in the library may import it.
 STAGES = [
     ("ground", ["_config", "_validation", "_suggest", "_params", "_threads", "_calibration", "_linalg", "_memory"]),
     ("explanation", ["explanation"]),
@@ -43,6 +44,7 @@ STAGES = [
     ("widgets", ["widgets"]),
     ("workbench, datasets", ["workbench", "datasets"]),
     ("check", ["check"]),
+    ("report", ["report"]),
     ("the public names (kernelxai/__init__.py)", [""]),
 ]
 

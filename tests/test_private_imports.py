@@ -5,8 +5,9 @@ kernelxai's implementation modules are private (``kernelxai/<stage>/_name.py``);
 material a user reads and copies from may not, so that a module can be renamed or split without
 breaking anyone's code. This test reads:
 
-- the notebooks: their sources (``notebooks/src/*.py``, ``notebooks/exercises/src/*.py``) and the
-  ``.ipynb`` built from them (every cell, code and Markdown);
+- the notebooks: their sources (``notebooks/src/*.py``, ``notebooks/exercises/src/*.py``, the report
+  notebook's ``notebooks/report/report.py``) and the ``.ipynb`` built from them (every cell, code and
+  Markdown);
 - the docstring examples of the library: the source of every ``>>>`` / ``...`` line of every
   docstring in ``kernelxai/`` (a doctest runs in its module's namespace, so an example of a private
   helper uses the helper's bare name, never an import of its private module);
@@ -76,7 +77,7 @@ def private_names(text: str) -> list[tuple[int, str]]:
 def notebook_texts():
     """``(label, text)`` of each notebook source and each cell of each built notebook."""
     out = []
-    for folder in ("notebooks/src", "notebooks/exercises/src"):
+    for folder in ("notebooks/src", "notebooks/exercises/src", "notebooks/report"):
         for path in sorted((ROOT / folder).glob("*.py")):
             out.append((str(path.relative_to(ROOT)), path.read_text()))
     for folder in ("notebooks", "notebooks/exercises"):

@@ -23,11 +23,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: ``kx.__all__``: the entry points, the objects they hand over, configuration, the stages
 KX_ALL = [
     "explain", "explain_interactions", "shapley_interactions", "explain_gp", "ShapleyPrior", "explain_mmd",
-    "explain_hsic", "explain_r2", "shapley_values", "available_methods", "estimate_cost",
+    "explain_hsic", "explain_r2", "shapley_values", "available_methods", "estimate_cost", "compare_estimators",
     "Explanation", "Game", "TabularGame", "FunctionGame", "ProductGame", "GroupedGame",
     "config_context", "get_config", "set_config", "calibrate", "prime_allocator",
     "kernels", "models", "values", "games", "estimators", "explanation", "parallel", "explainers",
-    "uncertainty", "functionals", "plots", "widgets", "datasets", "workbench", "exercises",
+    "uncertainty", "functionals", "plots", "widgets", "datasets", "workbench", "exercises", "report",
 ]
 
 #: every public package or module of kernelxai and its ``__all__``
@@ -67,7 +67,8 @@ SURFACE = {
     ],
     "kernelxai.explainers": [
         "explain", "explain_interactions", "shapley_interactions", "explain_gp", "ShapleyPrior", "explain_mmd",
-        "explain_hsic", "explain_r2", "MMDGame", "HSICGame", "R2Game", "mmd_permutation_test",
+        "explain_hsic", "explain_r2", "compare_estimators", "EstimatorComparison", "MMDGame", "HSICGame",
+        "R2Game", "mmd_permutation_test",
         "hsic_permutation_test", "subsample", "summarize", "summary_bound", "mmd", "mean_embedding",
         "BackgroundSummary", "SummaryBound", "BackgroundRequiredError", "INDICES",
     ],
@@ -84,7 +85,7 @@ SURFACE = {
     "kernelxai.plots": [
         "bar", "waterfall", "beeswarm", "dependence", "kde", "correlation", "dependence_band",
         "interaction_heatmap", "interaction_network", "strongest_interaction", "interaction_bar",
-        "interaction_upset", "POSITIVE", "NEGATIVE",
+        "interaction_upset", "estimator_errors", "estimator_coverage", "POSITIVE", "NEGATIVE",
     ],
     "kernelxai.widgets": ["ExplanationExplorer", "ParameterExplorer", "explore", "gp_explorer", "interact",
                           "show_figures"],
@@ -105,6 +106,12 @@ SURFACE = {
         "Dataset", "DatasetUnavailable", "load", "available", "data_home", "BUNDLED", "REMOTE", "numeric_design",
     ],
     "kernelxai.workbench": ["default", "resolve_parameters", "save_results", "timed"],
+    "kernelxai.report": [
+        "report", "Report", "main", "ReportInputError", "ReportFailure", "DEFAULT_POINTS", "DEFAULT_BACKGROUND_ROWS",
+        "load_model", "load_table", "TRUSTED_PREFIXES", "ReportInputs", "load_inputs", "fingerprint",
+        "efficiency_residuals", "importance", "drift", "Drift", "DEFAULT_TOLERANCE", "anomaly_detector",
+        "is_gaussian_process",
+    ],
     "kernelxai.workbench.exercises": ["check", "tasks", "describe", "results", "reset", "CheckResult",
                                       "UnknownTaskError"],
 }
@@ -181,7 +188,7 @@ def test_lazy_stages_load_on_first_use():
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-@pytest.mark.parametrize("command", [["kernelxai.check", "--help"]])
+@pytest.mark.parametrize("command", [["kernelxai.check", "--help"], ["kernelxai.report", "--help"]])
 def test_module_commands_of_the_readme_run(command):
     done = subprocess.run([sys.executable, "-m", *command], capture_output=True, text=True,
                           env={**os.environ, "MPLBACKEND": "agg"}, timeout=300)

@@ -40,6 +40,8 @@ DESCRIPTIONS = {
     "09-interactions": "Exact pairwise Shapley interactions (SII, k-SII, STII, FSII) of kernel models.",
     "25-interactions-any-order": "Interactions of every order and index, exact: the functional ANOVA "
                                  "of an SVR, the indices compared, credible intervals of a GP.",
+    "26-sampled-explanations": "How good is a sampled explanation? Every sampled estimator scored "
+                               "against exact values: error against budget, interval coverage.",
     "10-banana-rkhs-shap": "RKHS-SHAP Exp. 1: recovering exact Shapley values on the Banana distribution.",
     "11-runtime-rkhs-shap": "RKHS-SHAP Exp. 2: how much faster mean embeddings are than model calls.",
     "12-covariate-shift-isv-reg": "RKHS-SHAP Exp. 3: does ISV-REG protect against noise on a feature at "
@@ -76,6 +78,34 @@ EXERCISE_LINK = re.compile(r"\]\(exercises/([\w.-]+)\.ipynb\)")
 def link_exercises(text: str, binder: str) -> str:
     """Point the links to ``exercises/*.ipynb`` of an executed notebook at Binder (they have no page here)."""
     return EXERCISE_LINK.sub(lambda m: "](" + binder.format(name="exercises/" + m[1]) + ")", text)
+
+
+#: a line of papermill's injected cell that sets a path of the machine that ran the notebook
+BUILD_PATH = re.compile(r"^\s*results_path\s*=")
+
+
+def hide_build_paths(nb: dict) -> dict:
+    """``nb`` with papermill's injected-parameters cell showing only what differs from the defaults.
+
+    papermill writes every parameter it set into a cell tagged ``injected-parameters``; the build
+    sets ``results_path`` to an absolute path of the machine that built the site, which says nothing
+    about the notebook. That line (and the paths papermill records in the metadata) is dropped; the
+    cell is kept when it still sets something (``smoke = True``), else removed.
+    """
+    cells = []
+    for cell in nb.get("cells", []):
+        if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            lines = [line for line in source.splitlines() if not BUILD_PATH.match(line)]
+            if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+                continue
+            cell = {**cell, "source": "\n".join(lines)}
+        cells.append(cell)
+    papermill = nb.get("metadata", {}).get("papermill", {})
+    papermill.get("parameters", {}).pop("results_path", None)
+    for key in ("input_path", "output_path"):
+        papermill.pop(key, None)
+    return {**nb, "cells": cells}
 
 
 def headline_png(nb: dict) -> bytes | None:
@@ -122,11 +152,11 @@ def write_gallery(app) -> None:
             LOGGER.warning("notebook %s has no executed copy in %s (run make docs, make smoke or make run)",
                            name, executed)
             continue
-        text = link_exercises(run.read_text(encoding="utf-8"), binder)
+        nb = hide_build_paths(json.loads(link_exercises(run.read_text(encoding="utf-8"), binder)))
+        text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
         target = out / nb_path.name
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.write_text(text, encoding="utf-8")
-        nb = json.loads(text)
         modes.add(_mode(nb))
         png = headline_png(nb)
         thumb = ""
