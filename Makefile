@@ -99,6 +99,7 @@ DOCS_RUN ?= build
 docs: $(VENV)/.docs-stamp
 	@missing=$$(for nb in notebooks/*.ipynb; do [ -f "$(DOCS_RUN)/notebooks/$$(basename $$nb)" ] || basename $$nb .ipynb; done); \
 	if [ -n "$$missing" ]; then $(PY) scripts/run_notebooks.py --smoke --build $(DOCS_RUN) --only $$missing; fi
+	@[ -f docs/_static/example-report.html ] || $(PY) scripts/example_report.py
 	$(VENV)/bin/sphinx-build -E -W --keep-going -q -b html -D kx_executed_notebooks=$(abspath $(DOCS_RUN))/notebooks docs build/docs
 	@echo "site: build/docs/index.html"
 

@@ -79,7 +79,9 @@ suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
 # --- HTML -----------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = "kernelxai"
-html_static_path = []
+# _static/ holds the example report (scripts/example_report.py; make docs writes it when missing),
+# copied as it is: a standalone HTML file that loads nothing
+html_static_path = ["_static"]
 html_theme_options = {
     "navbar_end": ["theme-switcher", "navbar-icon-links"],
     "show_toc_level": 2,

@@ -143,6 +143,28 @@ def test_the_html_is_standalone_and_hides_the_run_s_parameters(svr_run):
 
 
 @pytest.mark.notebook
+def test_the_explorer_is_a_widget_in_the_notebook_and_its_first_drawing_in_the_html(svr_run):
+    html = svr_run.html.read_text()
+    section = html.partition("Explore one row")[2]
+    assert section, "the explorer section is missing"
+    assert re.search(r"<img[^>]*src=[\"']data:image/png;base64,", section), "its first drawing is not in the HTML"
+    assert "widget-view+json" not in html   # nbconvert would prefer the widget, which nothing draws there
+    executed = json.loads(svr_run.html.with_suffix(".ipynb").read_text())
+    bundles = [o.get("data", {}) for c in executed["cells"] for o in c.get("outputs", [])]
+    live = [b for b in bundles if "application/vnd.jupyter.widget-view+json" in b]
+    assert len(live) == 1 and "data:image/png;base64," in "".join(live[0]["text/html"])   # Voilà draws the widget
+
+
+def test_static_outputs_keeps_a_widget_without_a_drawing():
+    from kernelxai.report._render import WIDGET, static_outputs
+
+    nb = {"cells": [{"outputs": [{"data": {WIDGET: {"model_id": "a"}, "text/plain": "VBox()"}},
+                                 {"data": {WIDGET: {"model_id": "b"}, "text/html": "<img src='data:,'/>"}}]}]}
+    kept, drawn = (o["data"] for o in static_outputs(nb)["cells"][0]["outputs"])
+    assert WIDGET in kept and WIDGET not in drawn and "text/html" in drawn
+
+
+@pytest.mark.notebook
 def test_the_same_model_refit_does_not_drift(svr_run):
     assert svr_run.status == 0
     drift = svr_run.numbers["drift"]["compare"]

@@ -178,6 +178,10 @@ def write_gallery(app) -> None:
         "compared with the recorded baselines). Smoke mode shrinks the sizes, so numbers and figures",
         f"are coarser than a full run's. This build rendered notebooks executed with: **{how}**.", "",
         "Each name opens the rendered notebook here; *open on Binder* starts it in JupyterLab on mybinder.org.", "",
+        "**An example report**: what `python -m kernelxai.report` writes for an SVR pipeline on scikit-learn's",
+        'diabetes data, <a href="../_static/example-report.html">as one standalone HTML file</a>, and the same',
+        "report notebook [as an app in Voilà on Binder](https://mybinder.org/v2/gh/kernelxai/kernelxai/main?"
+        "urlpath=voila/render/kernelxai/report/report.ipynb) (see {doc}`../user-guide/reports`).", "",
         "| | notebook | what it shows | |", "|---|---|---|---|",
     ] + cards + ["", "```{toctree}", ":hidden:", ""] + toc + ["```", ""]
     text = "\n".join(page)

@@ -27,7 +27,7 @@ from ._inputs import ReportInputs, write_inputs
 from ._load import ReportInputError
 
 __all__ = ["NOTEBOOK", "ReportFailure", "render_report", "check_out", "to_html", "online_references",
-           "hide_parameters"]
+           "hide_parameters", "static_outputs"]
 
 #: the report notebook shipped with kernelxai
 NOTEBOOK = Path(__file__).resolve().parent / "report.ipynb"
@@ -44,6 +44,9 @@ _TEMPLATE = """{%- extends "index.html.j2" -%}
 _ONLINE = re.compile(r"<(?:script|img|iframe)[^>]*\ssrc=[\"']?(?:https?:)?//[^>]*>"
                      r"|<link[^>]*\shref=[\"']?(?:https?:)?//[^>]*>"
                      r"|@import\s+(?:url\()?[\"']?(?:https?:)?//", re.IGNORECASE)
+
+#: the MIME type of a widget's output (a live view; nothing without a widget manager)
+WIDGET = "application/vnd.jupyter.widget-view+json"
 
 #: papermill's tag of the cell it injects (it holds this run's temporary paths and key)
 INJECTED = "injected-parameters"
@@ -78,6 +81,22 @@ def hide_parameters(nb: Any) -> Any:
     return nb
 
 
+def static_outputs(nb: Any) -> Any:
+    """``nb`` with each widget output that carries a static drawing (HTML or an image) shown as that drawing.
+
+    A page without a widget manager (the standalone HTML) cannot draw a widget; the report's
+    explorer displays its first drawing beside the widget, and nbconvert, which prefers the
+    widget, is given the drawing alone. A widget without a drawing is left as it is.
+    """
+    static = ("text/html", "image/png", "image/svg+xml", "image/jpeg")
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET in data and any(data.get(kind) for kind in static):
+                del data[WIDGET]
+    return nb
+
+
 def to_html(nb: Any, title: str) -> str:
     """The executed notebook as one standalone HTML page: prose and outputs, no code, no network.
 
@@ -97,7 +116,7 @@ def to_html(nb: Any, title: str) -> str:
     exporter = HTMLExporter(config=config, template_name="lab", template_file="kx_report.html.j2",
                             extra_loaders=[DictLoader({"kx_report.html.j2": _TEMPLATE})], exclude_input=True,
                             exclude_input_prompt=True, exclude_output_prompt=True, embed_images=True)
-    node = nbformat.reads(nbformat.writes(nb), as_version=4)   # a copy, its cells' sources as strings
+    node = static_outputs(nbformat.reads(nbformat.writes(nb), as_version=4))   # a copy, sources as strings
     node.metadata["title"] = title
     try:
         body, _ = exporter.from_notebook_node(node)

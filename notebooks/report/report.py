@@ -334,3 +334,50 @@ summary = (f"{type(model).__name__}: {len(X)} rows x {len(features)} features, "
            f"top feature {top[0]}" + (f"; moved: {', '.join(moved)}" if moved else ""))
 kx.workbench.save_results(results_path, results, summary=summary, parameters=params)
 pd.Series(versions, name="version").to_frame()
+
+# %% [markdown]
+# ## Explore one row
+#
+# The explanation of one explained row (a waterfall from the base value to its prediction) next
+# to a dependence plot with that row marked, recomputed for the value function and the number of
+# background rows you pick. In a live notebook or in Voilà (`voila report.ipynb`) the controls
+# recompute; in the HTML file the figures show the first row with the report's own settings.
+
+# %%
+value_choices = list(dict.fromkeys([inputs.value, "interventional", "observational"]))
+background_sizes = sorted({m for m in (10, 25, 50) if m < len(B)} | {len(B)})
+explained = {(inputs.value, len(B)): expl}
+
+
+def explanation_with(value_function, n_background) -> kx.Explanation:
+    """All explained rows against the first ``n_background`` background rows (cached per setting)."""
+    if (value_function, n_background) not in explained:
+        try:
+            explained[(value_function, n_background)] = kx.explain(
+                model, X, **{**options, "value": value_function, "background": B.iloc[:n_background]})
+        except Exception as err:   # a value function this model does not take, a cost over the limit, ...
+            raise ValueError(f"value={value_function!r} with {n_background} background rows: {err}") from None
+    return explained[(value_function, n_background)]
+
+
+def explore_row(row, feature, value_function, n_background) -> None:
+    """A waterfall of one row and the dependence plot of one feature with that row marked."""
+    e = explanation_with(value_function, n_background)
+    position = list(X.index).index(row)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 0.35 * min(len(features), 10) + 2.2))
+    kx.plots.waterfall(e[position], ax=axes[0], output=which,
+                       title=f"row {row}: {value_function}, {n_background} background rows")
+    kx.plots.dependence(e, feature, ax=axes[1], output=which)
+    mark = np.asarray(e.values)[position, features.index(feature)]
+    axes[1].scatter([X[feature].iloc[position]], [mark if np.ndim(mark) == 0 else mark[which]], s=160,
+                    facecolors="none", edgecolors="black", linewidths=2, label=f"row {row}", zorder=5)
+    axes[1].legend(loc="best")
+    fig.tight_layout()
+
+
+app = kx.widgets.interact(explore_row, row=[int(i) for i in X.index], feature=top, value_function=value_choices,
+                          n_background=background_sizes[::-1])
+# the live controls where a widget manager runs (Voilà, JupyterLab); elsewhere (the HTML file) the first drawing
+drawn = "".join(f'<img src="data:image/png;base64,{out["data"]["image/png"]}" style="max-width:100%"/>'
+                for out in app.children[-1].outputs if "image/png" in out.get("data", {}))
+display({**app._repr_mimebundle_(), "text/html": drawn}, raw=True)
