@@ -43,6 +43,7 @@ from .._calibration import Work
 from .._config import get_config, working_elements
 from .._params import InvalidOptionError, closest
 from ..games import ProductGame
+from ._interaction_dense import SLAB_ELEMENTS
 from ._interaction_enumeration import MAX_ENUMERATION_PLAYERS, OrderValues, enumerate_interactions
 from ._interaction_indices import (
     INDEX_CONCEPTS,
@@ -55,22 +56,27 @@ from ._interaction_indices import (
 )
 from ._interaction_product_orders import _Size, product_interaction_orders, product_orders_work
 from ._registry import CostLimitError, NotApplicableError, check_cost, format_seconds
+from ._term_tasks import estimate_nodes
 
 __all__ = ["LEGACY_INDICES", "AUTO_ENUMERATION_PLAYERS", "OrderRequest", "OrderCost", "check_index_name",
-           "order_request", "resolve_sets", "plan_orders", "orders_why_not", "order_cost", "order_advice",
+           "order_request", "resolve_sets", "plan_orders", "orders_why_not", "order_cost", "order_advice", "value_rows",
            "check_memory", "top_guard", "run_orders", "check_orders_efficiency", "describe_cost"]
 
 #: The indices today's order-2 routes serve (all pairs, order=2): their values do not change.
 LEGACY_INDICES = ("SII", "k-SII", "STII", "FSII")
 #: ``method="auto"`` enumerates coalitions for interactions of any order up to this many players.
 AUTO_ENUMERATION_PLAYERS = 12
-#: Elementwise operations per (term, node, player) of the product route's set-up of one size and pass
-#: (the factors at the nodes, their ratios and row products), and per multiply-add of its values:
-#: all sets of a size by batched matrix products (``_VALUE_FLOPS``), given sets gathered
-#: (``_GATHER_FLOPS``). Measured at d = 20-300, sizes 1-5 on 2 shared cores, within a factor 2-3.
-_PREP_FLOPS = 20.0
-_VALUE_FLOPS = 0.25
+#: Elementwise operations per (term, node, player) of the product route's set-up of one pass (the
+#: factors at the nodes, their ratios and row products, shared by the sizes), and per multiply-add
+#: of its values: all sets of a size by matrix products (``_VALUE_FLOPS``), given sets gathered
+#: (``_GATHER_FLOPS``). Measured at d = 20-300, sizes 1-5 on 2 shared cores, within a factor 2-3
+#: (the node counts estimated by :func:`value_rows`) where the call takes more than ~50 ms; below
+#: that the fixed costs of a call dominate and are not counted.
+_PREP_FLOPS = 8.0
+_VALUE_FLOPS = 0.12
 _GATHER_FLOPS = 2.0
+#: Exact node counts above which the cost estimate probes the game's first terms for the node count.
+_PROBE_FROM = 10
 #: Elementwise operations per (set, coalition) of the enumeration's coefficient matrices (bit
 #: operations on int64 and their broadcasts; measured).
 _COEF_FLOPS = 40.0
@@ -356,15 +362,45 @@ def _product_work(game, request, computed, passes, gathered=()) -> Work:
     """
     d, n, terms = game.n_players, game.n_instances or 1, game.n_terms()
     idx, k = request.index, request.order
-    work = game.term_work()
+    per_size, shared = value_rows(game, request, computed)
+    # the rows (factors at the nodes, ratios, row products) are formed once per pass for all sizes
+    work = game.term_work() + Work(flops=_PREP_FLOPS * terms * n * shared * d * max(passes.values(), default=1))
     for t, m in computed.items():
         size = _Size(idx, t, d, k)
         total = product_orders_work(d, terms, n, idx, k, n_sets_by_size={t: m})["multiply_adds"]
-        values = float(m) * terms * n * size.Q * max(t, 1)
-        prep = _PREP_FLOPS * terms * n * size.Q * d * passes.get(t, 1)
+        exact = float(m) * terms * n * size.Q * max(t, 1)
+        values = float(m) * terms * n * per_size[t] * max(t, 1)
         rate = _GATHER_FLOPS if t in gathered or t <= 1 else _VALUE_FLOPS
-        work = work + Work(flops=prep + rate * values + 2.0 * (total - values))
+        work = work + Work(flops=rate * values + 2.0 * (total - exact))
     return work
+
+
+def value_rows(game, request, computed) -> tuple[dict[int, int], int]:
+    """({size: value nodes per term}, rows per term shared by the sizes): what the product route will use.
+
+    The route (``_interaction_dense``) shares one set of rows among the sizes: as many
+    Gauss-Legendre nodes as its bound gives the neediest size, then the sizes' points. That
+    bound is close to the first-order route's on the same factors, estimated here from the
+    game's first terms (``estimate_nodes``), plus the degree of a size's density; never more
+    than the exact count.
+
+    Examples
+    --------
+    >>> import numpy as np, kernelxai as kx
+    >>> g = kx.ProductGame(np.full((1, 30, 100), 0.99), np.ones((1, 30, 100)), np.ones((1, 30)))
+    >>> value_rows(g, order_request(g, "k-SII", 2), {1: 100, 2: 4950})   # exact: 50 (+ 2 points) and 50
+    ({1: 9, 2: 7}, 9)
+    """
+    idx, k, d = request.index, request.order, game.n_players
+    plans = {t: _Size(idx, t, d, k) for t in computed}
+    dense = [p for p in plans.values() if p.rule.density]
+    # the probe forms the game's first terms: not worth it where the exact count is a few nodes anyway
+    first = estimate_nodes(game) if max([p.gl_exact for p in dense] + [0]) > _PROBE_FROM else d
+    gl = max([min(p.gl_exact, first + p.rule.density_degree) for p in dense] + [0])
+    points = {x for p in plans.values() for x, _, _ in p.rule.points}
+    per_size = {t: (gl if p.rule.density else 0) + len({x for x, i, _ in p.rule.points if i == 0})
+                for t, p in plans.items()}
+    return per_size, gl + len(points)
 
 
 def _exact_work(game, request, computed) -> tuple[Work, float]:
@@ -411,7 +447,7 @@ def order_cost(method, game, request) -> OrderCost:
     ...                    n_instances=10)
     >>> c = order_cost("product", g, order_request(g, "SII", 3))
     >>> round(c.result_bytes / 2**20), c.detail
-    (130, 'C(200, 3) = 1313400 sets per point x 10 point(s), 300 term(s), 100 nodes')
+    (130, 'C(200, 3) = 1313400 sets per point x 10 point(s), 300 term(s), about 20 nodes')
     """
     d, n = game.n_players, game.n_instances or 1
     computed, held = _counts(request, d, n, method)
@@ -438,12 +474,13 @@ def order_cost(method, game, request) -> OrderCost:
             dense = {t: n_sets(d, t) for t in sizes}
             dense[1] = max(dense.get(1, 0), d)
             worst = _product_work(game, request, dense, passes)      # the bound prunes nothing: all sets
-        nodes = max(_Size(request.index, t, d, request.order).Q for t in computed)
-        detail = f"{sets_word} per point x {n} point(s), {terms} term(s), {nodes} nodes"
-        # the values accumulate in the result itself; beside them one point's prefix products of the
-        # largest size (the matrix products' output) and the blocks of terms (at most max_memory / 16)
+        _, nodes = value_rows(game, request, computed)
+        detail = f"{sets_word} per point x {n} point(s), {terms} term(s), about {nodes} nodes"
+        # the values accumulate in the result itself; beside them one block's partial sums (its
+        # instances' results), the blocks of terms (at most max_memory / 16) and a node's slabs
+        per_block = min(n, max(1, SLAB_ELEMENTS // max(1, d * terms)))
         blocks = min(8.0 * working_elements(16), 64.0 * n * terms * nodes * d)
-        working = 8.0 * max(n_sets(d, max(t - 1, 0)) * d for t in computed) + blocks
+        working = 8.0 * per_block * sum(computed.values()) + blocks + 8.0 * 8 * SLAB_ELEMENTS
         return OrderCost(work, result, working, detail, worst)
     work, working = _exact_work(game, request, computed)
     detail = f"{sets_word} per point x {n} point(s), 2**{d} coalitions ({request.index.definition})"

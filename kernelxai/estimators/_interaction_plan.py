@@ -9,7 +9,9 @@ route with advice for when they are too many.
     Enumeration of all 2**d coalitions (up to 20 players; ``"auto"`` up to 12)
     (``_interaction_exact``).
 ``"product"``
-    Product games in polynomial time, all four indices (``_interaction_product``).
+    Product games in polynomial time, all four indices (``_interaction_product``, which hands
+    the work to the any-order engine; priced as that engine's sizes 1 and 2 by
+    ``_interaction_orders.order_cost``).
 ``"sampled"``
     Any game: unbiased stratified sampling with t-intervals (``_interaction_sampled``).
 
@@ -21,14 +23,11 @@ Given ``index=`` and ``order=`` (and ``sets=``/``top=``), :func:`plan_interactio
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .._calibration import Work, arithmetic_passes
+from .._calibration import Work
 from ..games import ProductGame
 from ._interaction_orders import order_cost, order_request, plan_orders
-from ._interaction_product import n_nodes
 from ._interaction_sampled import sampling_plan
 from ._registry import InvalidOptionError, NotApplicableError
 
@@ -92,18 +91,12 @@ def interaction_cost(method, game, index, budget, *, order=2, sets=None, top=Non
         return (game.evaluation_work(2**d) + Work(blas_flops=2.0 * 2**d * (d * d + d) * n),
                 f"2**{d} coalitions x {n} instance(s), all pairs")
     if method == "product":
-        terms = game.n_terms()
-        if terms is None:
+        if game.n_terms() is None:
             return Work(), "unknown number of terms"
-        Q = n_nodes(d)
-        # per node and feature: ~30 passes over (terms, nodes, d) blocks too large for the cache,
-        # five of them reductions along the short feature axis (~60 elementwise operations, measured);
-        # the pairs as one matrix product (BLAS); the first-order values by the one-player
-        # quadrature's cached passes; forming the terms
-        first = 6.0 * d * math.ceil(d / 2) if index != "STII" else 0.0
-        work = game.term_work() + Work(flops=float(terms) * n * (60.0 * Q * d + arithmetic_passes(first)),
-                                       blas_flops=2.0 * float(terms) * n * Q * d * d)
-        return work, f"{terms} term(s) x {n} instance(s), d = {d}, {Q} nodes"
+        if d >= 2:        # the pairs and the order-1 terms are the any-order engine's sizes 1 and 2
+            cost = order_cost(method, game, request)
+            return cost.work, cost.detail
+        return game.term_work(), f"{game.n_terms()} term(s) x {n} instance(s), d = {d}: no pairs"
     # the coalitions of the exact sizes in one call, the drawn rounds in another
     _, _, n_exact, _ = sampling_plan(d, budget)
     n_exact = min(n_exact, budget)

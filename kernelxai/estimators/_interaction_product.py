@@ -25,9 +25,12 @@ slower at d = 200 (measured), which is why it is the fallback. The
 order-1 Shapley values come from :func:`kernelxai.estimators.product_shapley`; STII's
 v({i}) - v(empty) = sum w (a_i - c_i) prod_{l != i} c_l from prefix x suffix products.
 
-This is the route of the pairs (order 2) of these four indices, kept as it was; any other
-index and order -- leave-|T|-out quadrature for sets of any size -- is
-``_interaction_product_orders``.
+This is the route of the pairs (order 2) of these four indices. By default
+(``division=True``) it hands the work to the any-order engine
+(``_interaction_product_orders``: sizes 1 and 2 of the index at order 2, from rows shared by
+both sizes, with the node count the accuracy needs) -- the same integrals, equal up to
+rounding to the pairwise quadrature above, which ``division=False`` keeps (prefix / middle /
+suffix products throughout) as the reference the tests compare with.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import numpy as np
 from .._config import working_elements
 from ._common import progress_bar
 from ._gauss_legendre import gauss_legendre_01, prefix_suffix
+from ._interaction_product_orders import product_interaction_orders
 from ._product import product_shapley
 
 __all__ = ["n_nodes", "node_weights", "leave_two_out_product", "pair_block", "product_interactions"]
@@ -162,10 +166,13 @@ def product_interactions(game, index, max_elements, progress, *, division=True, 
         float64 elements of one block of terms.
     progress : bool or None
     division : bool
-        Take the leave-two-out products by division where that is as accurate
-        (the fast route); False uses prefix / middle / suffix products throughout.
+        True: the any-order engine (module docstring), which divides where that is as
+        accurate; False: the pairwise quadrature with prefix / middle / suffix products
+        throughout (no division), and the order-1 terms by
+        :func:`~kernelxai.estimators.product_shapley`.
     n_jobs : int, optional
-        Threads of :func:`~kernelxai.estimators.product_shapley` (the order-1 terms).
+        Threads of the engine (``division=True``) or of
+        :func:`~kernelxai.estimators.product_shapley` (``division=False``).
 
     Returns
     -------
@@ -187,6 +194,8 @@ def product_interactions(game, index, max_elements, progress, *, division=True, 
     >>> bool(np.allclose(res["pairs"], kx.shapley_interactions(g, index="SII", method="exact").interactions))
     True
     """
+    if division and game.n_players >= 2:
+        return _by_orders(game, index, max_elements, progress, n_jobs)
     d, n = game.n_players, game.n_instances or 1
     t, s, nodew = node_weights(index, d)
     Q = len(t)
@@ -239,3 +248,23 @@ def product_interactions(game, index, max_elements, progress, *, division=True, 
         values = phi if index == "SII" else phi - 0.5 * pairs.sum(axis=2)
     return {"values": values, "pairs": pairs, "v_empty": v_empty, "v_full": v_full, "mass": mass,
             "budget": 0}
+
+
+def _by_orders(game, index, max_elements, progress, n_jobs=None) -> dict:
+    r""":func:`product_interactions`' result from the any-order engine: sizes 1 and 2 of ``index`` at order 2.
+
+    Its size 1 is the order-1 terms (the Shapley value for SII, :math:`\phi_i - \frac12 \sum_j I_{ij}` for
+    k-SII and FSII, the Moebius coefficients for STII); the mass adds |v(N)| + |v(empty)| as the
+    pairwise quadrature's does.
+    """
+    d, n = game.n_players, game.n_instances or 1
+    res = product_interaction_orders(game, index, 2, sizes=(1, 2), max_elements=max_elements, progress=progress,
+                                     n_jobs=n_jobs)
+    ones, twos = res["values"][1], res["values"][2]
+    pairs = np.zeros((n, d, d))
+    i, j = np.triu_indices(d, 1)                        # the lexicographic order of the pairs
+    pairs[:, i, j] = twos.values
+    pairs[:, j, i] = twos.values
+    mass = ones.mass + twos.mass + np.abs(res["v_full"]) + np.abs(res["v_empty"])
+    return {"values": ones.values, "pairs": pairs, "v_empty": res["v_empty"], "v_full": res["v_full"],
+            "mass": mass, "budget": 0}

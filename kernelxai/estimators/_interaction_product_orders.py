@@ -26,6 +26,17 @@ of low degree i at a point.
 
 How it is computed
 ------------------
+Two routes give the same numbers up to rounding. Terms whose factor pairs have one sign,
+bounded ratios and row products within :math:`2^{\pm 600}` (kernel values: the usual case)
+take the *fast path* of ``_interaction_dense``: one set of rows (term, node) shared by every
+size of the call, formed one node at a time, the values of all sets of a size by matrix
+products whose prefix weights are built incrementally, and a node count certified by a bound
+(often 6-10 nodes where the exact rule has d/2; that module's docstring). The other terms
+take the *general route* below, each size at its own exact nodes. The blocks of terms are
+summed on as many threads as there are CPUs, each into partial sums of its own that are
+added in the blocks' order, so the result does not depend on the threads. What follows
+describes the general route; the fast path does the same arithmetic where it applies.
+
 *Values at nodes* (i = 0, every index): with the row product :math:`P = \prod_l F_l(x_q)`
 and :math:`u_j = D_j / F_j`, a row (term, node) contributes :math:`w W_q P \prod_{j \in T} u_j` to
 :math:`I(T)`. P is carried as mantissa and power of two (it underflows near
@@ -34,10 +45,9 @@ nothing leaves the double range unless the contribution itself does (a contribut
 below about 1e-300 in magnitude may come out as 0). All sets of a size are matrix
 products: :math:`\sum_r c_r u_{ri}` (t = 1), and for t >= 2
 :math:`I(p \cup \{l\}) = \sum_r (c_r \prod_{j \in p} u_{rj})\, u_{rl}` for every (t-1)-set p and
-l > max p, one BLAS product per group of prefixes with neighbouring last players (at
-least 256 prefixes, multiplied with the columns after the group only) and chunk of rows;
-explicit sets are gathered (t multiplications per row and set). Sets always come out in
-lexicographic order.
+l > max p, one BLAS product per group of prefixes with neighbouring last players
+(``_interaction_dense.add_dense``, as the fast path) and chunk of rows; explicit sets are
+gathered (t multiplications per row and set). Sets always come out in lexicographic order.
 Division is correctly rounded, so this is as accurate as the product itself where every
 factor is a normal number; rows (term, node) with a zero, subnormal or non-finite factor
 are computed without division, as :math:`\prod_{j \in T} D_j \prod_{l \notin T} F_l` (O(d) per set).
@@ -52,8 +62,10 @@ coefficient recursion measured at ~1e-15 by PKeX-Shapley). The power-sum (Newton
 route would be O(t) per set but loses accuracy when one :math:`u_j` is large; this part
 is used only for sets below the top order, whose number is smaller.
 
-The number of Gauss-Legendre nodes is ceil((d - t + deg rho + 1) / 2), exact for any
-factors (the first-order route's adaptive count is not applied here yet).
+The general route takes ceil((d - t + deg rho + 1) / 2) Gauss-Legendre nodes, exact for
+any factors; the fast path as few as its bound certifies (relative truncation error
+:math:`2^{-53}` of each set's integral), never more. ``"nodes"`` in the result says how many
+were used.
 
 ``top=``: certified without forming all sets
 --------------------------------------------
@@ -82,12 +94,16 @@ of the size are computed and the top ones selected -- exact and certified as wel
 from __future__ import annotations
 
 import math
+import os
+import threading
 
 import numpy as np
 
 from .._config import working_elements
+from .._threads import single_threaded_blas, with_helpers
 from ..games import ProductGame
 from ._common import progress_bar
+from ._interaction_dense import SLAB_ELEMENTS, NodeRows, add_dense, dense_values, fast_terms, taylor_first
 from ._interaction_enumeration import OrderValues, _group_sets
 from ._interaction_indices import InteractionIndex, all_sets, get_index, lex_rank, n_sets
 
@@ -100,8 +116,9 @@ MAX_DENSE_SETS = 50_000_000
 #: Relative safety margin of the top= bound comparisons.
 _MARGIN = 1e-10
 _RENORM_EVERY = 16
-#: Prefixes per BLAS product of the dense route (fewer make products too thin to run at speed).
-_GROUP = 256
+#: Terms whose factors allow it take the shared rows of ``_interaction_dense`` (False: every term
+#: takes each size's own rows; the tests compare the two).
+_FAST_PATH = True
 
 
 # --------------------------------------------------------------------------- #
@@ -113,7 +130,10 @@ class _Size:
     def __init__(self, idx: InteractionIndex, t, d, k):
         self.t, self.form = t, idx.form_at(t)
         rule = idx.rule(t, d, k)
+        self.rule = rule
         self.x, self.s, self.W = rule.quadrature(d - t)
+        # Gauss-Legendre nodes of the exact rule (the rest of x are point masses)
+        self.gl_exact = max(1, math.ceil((d - t + rule.density_degree + 1) / 2)) if rule.density else 0
         pts = rule.derivative_points()
         xs = sorted({(p[0], p[1]) for p in pts})
         self.bx = np.array([p[0] for p in xs])
@@ -269,7 +289,7 @@ def _dense_a(rows: _Rows, t, d, want_mass):
         if t == 1:
             out += sign * np.einsum("kr,krj->kj", c, u)
         else:
-            out += sign * _dense_blas(c, u, t, d)
+            out += sign * dense_values(c, np.ascontiguousarray(np.swapaxes(u, 1, 2)), t, d)
         if want_mass:
             mass += np.einsum("kr,kr->k", np.abs(c), _esp_abs(u, t))
     if len(rows.slow):
@@ -278,45 +298,6 @@ def _dense_a(rows: _Rows, t, d, want_mass):
         np.add.at(out, rows.slow[:, 0], vals)
         np.add.at(mass, rows.slow[:, 0], np.abs(vals).sum(axis=1))
     return out, mass
-
-
-def _dense_blas(c, u, t, d):
-    """All t-sets (t >= 2) as matrix products: I(p + {l}) = sum_r (c prod_p u)_r u_rl for every
-    (t-1)-set p and l > max(p).
-
-    The prefixes are grouped by their last player j (blocks of players), each group multiplied
-    with the columns l > min j of the block only, and the rows (term, node) streamed in chunks:
-    one BLAS product per (chunk, group). Sets come out in lexicographic order: prefixes in
-    lexicographic order, then l ascending.
-    """
-    K, RQ, _ = u.shape
-    P = all_sets(d, t - 1)
-    last = P[:, -1]
-    acc = np.zeros((K, len(P), d))
-    budget = max(1, working_elements(32))
-    # groups of consecutive last players holding >= _GROUP prefixes (a BLAS product of useful shape)
-    counts = np.bincount(last, minlength=d)
-    bounds, total = [], 0
-    for j in range(d):
-        total += counts[j]
-        if total >= _GROUP or j == d - 1:
-            bounds.append(j + 1)
-            total = 0
-    lo_j = 0
-    for hi_j in bounds:
-        j0, lo_j = lo_j, hi_j
-        g = np.flatnonzero((last >= j0) & (last < hi_j))
-        if not len(g) or j0 + 1 >= d:
-            continue
-        cols = slice(j0 + 1, d)
-        rows = max(1, min(RQ, budget // max(1, K * (len(g) + d - j0))))
-        for r0 in range(0, RQ, rows):
-            ur = u[:, r0:r0 + rows]
-            W = c[:, r0:r0 + rows, None] * np.prod(ur[:, :, P[g]], axis=-1)     # (K, rq, |g|)
-            acc[:, g, cols] += np.matmul(np.ascontiguousarray(np.swapaxes(W, 1, 2)),
-                                         np.ascontiguousarray(ur[:, :, cols]))
-    keep = np.arange(d)[None, :] > last[:, None]                               # l > max(p)
-    return acc[:, keep]
 
 
 def _sets_a(rows: _Rows, sets, d, want_mass):
@@ -455,9 +436,75 @@ class _Job:
         self.out = np.zeros((n, m))
         self.mass = np.zeros(n)
         self.kappa = np.zeros(n)
+        # (term, value node) rows computed, and terms: the nodes per term the size used
+        self.node_rows, self.terms = 0.0, 0.0
+
+    def add_node(self, rows: NodeRows, qs, P, ratios, p1, target):
+        """Add the share of a group of nodes ``qs`` of a block of fast terms (``_interaction_dense``)."""
+        size, d, t = self.size, self.d, self.size.t
+        c = rows.coef(t, qs, P)
+        if c is not None:
+            self.node_rows += rows.K * rows.R * int(np.count_nonzero(rows.weights[t][qs]))
+        if c is not None and not (size.form == "meeting" and t == 0):     # prod_empty a - prod_empty c = 0
+            names = ("u",) if size.form == "superset" else ("a", "c")
+            us = [ratios[name] for name in names]
+            if self.kind == "dense":
+                acc = self.out[target]
+                for sign, u in zip((1.0, -1.0), us):
+                    add_dense(acc, c if sign > 0 else -c, u, t, d)
+                # the mass: sum_r |c_r| (sum_l |u_rl|)^t / t!, an upper bound of sum_T sum_r |c_r prod_T u_r|
+                # (the general route takes the elementary symmetric sum itself); the efficiency check's scale
+                with np.errstate(over="ignore"):
+                    self.mass[target] += sum(np.einsum("kr,kr->k", np.abs(c), p1[name] ** t)
+                                             for name in names) / math.factorial(t)
+            else:
+                view = _NodeView(c, [np.swapaxes(u, 1, 2) for u in us])
+                if self.kind == "bound":
+                    beta, kappa = _bounds_a(view, t)
+                    self.out[target] += beta**t
+                else:
+                    self._add(target, *_sets_a(view, self.sets, d, True))
+        for i, q in enumerate(qs):
+            if self._taylor_here(rows, q):
+                sl = slice(i * rows.R, (i + 1) * rows.R)
+                self._add(target, *taylor_first(rows, size, q, P[:, sl], ratios["u"][:, :, sl], p1["u"][:, sl]))
+
+    def twin(self, rows) -> _Job:
+        """A job of the same kind, size and sets for ``rows`` instances, with sums of its own (one block's)."""
+        return _Job(self.kind, self.size, rows, self.d, self.sets)
+
+    def merge(self, other: _Job, target):
+        """Add a twin's sums to this job's rows ``target`` (a twin of one row adds to all of them)."""
+        self.out[target] += other.out
+        self.mass[target] += other.mass
+        self.kappa[target] += other.kappa
+        self.node_rows += other.node_rows
+        self.terms += other.terms
+
+    def _taylor_here(self, rows, q):
+        """Whether node q holds a first-order Taylor point this job takes from the shared rows."""
+        size = self.size
+        return (self.kind == "dense" and size.t == 1 and size.imax == 1 and size.form == "superset"
+                and any(i == 1 and rows.where[x] == q for x, i, _ in size.rule.points))
+
+    def _add(self, target, vals, mass):
+        self.out[target] += vals
+        self.mass[target] += mass
+
+    def end_block(self, A, C, W, target):
+        """After a block of fast terms' nodes: count its terms; the Taylor coefficients the shared rows do
+        not give (``_points_b``)."""
+        size, d, t = self.size, self.d, self.size.t
+        self.terms += A.shape[0] * A.shape[1]
+        if size.has_points and self.kind != "bound" and not (
+                self.kind == "dense" and t == 1 and size.imax == 1 and size.form == "superset"):
+            sets = all_sets(d, t) if self.kind == "dense" else self.sets
+            self._add(target, *_points_b(A, C, W, size, sets, d, True))
 
     def add(self, A, C, W, target, rows: _Rows | None):
         size, d, t = self.size, self.d, self.size.t
+        self.terms += A.shape[0] * A.shape[1]
+        self.node_rows += A.shape[0] * A.shape[1] * size.Q
         if size.form == "meeting" and t == 0:    # prod_empty a - prod_empty c = 0
             return
         if self.kind == "bound":
@@ -480,49 +527,196 @@ class _Job:
             self.mass[target] += mass
 
 
-def _run(game, jobs, n, max_elements, progress, desc):
-    """One pass over the game's terms, feeding every job; returns (v_empty, v_full) (n,)."""
+def _run(game, jobs, n, max_elements, progress, desc, n_jobs=None):
+    """One pass over the game's terms, feeding every job; returns (v_empty, v_full) (n,).
+
+    The blocks of terms are summed one by one into partial sums of their own, on as many threads
+    as ``n_jobs`` (default: the usable CPUs) allows, and the partial sums are added to the jobs in
+    the blocks' order: the result is bit-for-bit that of one thread (:class:`_OrderedSums`).
+    """
     d = game.n_players
     work = working_elements(16) if max_elements is None else int(max_elements)
-    v_empty, v_full = np.zeros(n), np.zeros(n)
-    Qmax = max([j.size.Q + len(j.size.bx) for j in jobs] + [1])
+    threads = _usable_cpus() if n_jobs is None else max(1, int(n_jobs))
     total = None if game.n_terms() is None else game.n_terms() * n
-    with progress_bar(total, desc, "term", progress) as bar:
-        for rows_slice, w, a, c in game.iter_terms():
-            a, c, w = (np.asarray(x, dtype=float) for x in (a, c, w))
-            shape = np.broadcast_shapes(a.shape, c.shape, w.shape + (a.shape[-1],))
-            K, R = shape[0], shape[1]
-            if R == 0:
-                continue
-            start = rows_slice.start or 0
-            n_rows = len(range(*rows_slice.indices(n)))
-            shared = K == 1 and n_rows > 1
-            a, c = np.broadcast_to(a, shape), np.broadcast_to(c, shape)
-            w = np.broadcast_to(w, shape[:2])
-            per_term = 8 * Qmax * d + d
-            rc = max(1, min(R, work // per_term))
-            kc = max(1, min(K, work // (per_term * R))) if rc == R else 1
-            for k0 in range(0, K, kc):
-                target = slice(start, start + n_rows) if shared else \
-                    slice(start + k0, start + min(K, k0 + kc))
-                for r0 in range(0, R, rc):
-                    A = a[k0:k0 + kc, r0:r0 + rc]
-                    C = c[k0:k0 + kc, r0:r0 + rc]
-                    W = w[k0:k0 + kc, r0:r0 + rc]
-                    with np.errstate(over="ignore", under="ignore"):
-                        v_full[target] += np.einsum("kr,kr->k", W, np.prod(A, axis=-1))
-                        v_empty[target] += np.einsum("kr,kr->k", W, np.prod(C, axis=-1))
-                    cache = {}
-                    for job in jobs:
-                        rows = None
-                        if job.size.Q:
-                            key = id(job.size)
-                            if key not in cache:
-                                cache[key] = _Rows(A, C, W, job.size)
-                            rows = cache[key]
-                        job.add(A, C, W, target, rows)
-                    bar.update(W.size * (n_rows if shared else 1))
-    return v_empty, v_full
+    # the matrix products are many and small (one node's terms at a time): one BLAS thread each
+    # (threaded BLAS spent most of its time waiting on a busy machine, up to 700x slower)
+    with progress_bar(total, desc, "term", progress) as bar, single_threaded_blas():
+        sums = _OrderedSums(jobs, n, d, bar)
+        numbers = sum(job.out.shape[1] for job in jobs)
+        for block in game.iter_terms():
+            tasks = _blocks(block, jobs, n, d, work)
+            # threads where the blocks hold enough arithmetic to pay for waking them, and while the blocks
+            # in flight (three per thread at most), whose partial sums are as large as their instances'
+            # results, hold no more than the result or max_memory / 8
+            terms = sum(t[1].shape[0] * t[1].shape[1] for t in tasks)
+            held = 3 * threads * max([t[1].shape[0] for t in tasks] + [0]) * numbers
+            use = threads if _threaded(terms, d, jobs) and held <= max(n * numbers, working_elements(8)) else 1
+            sums.run(tasks, min(use, len(tasks)))
+    return sums.v_empty, sums.v_full
+
+
+#: Blocks of fast terms one block of the game is cut into at least (where each keeps 64 terms).
+_PIECES = 2
+#: Multiply-adds (about) below which one block of the game's terms is summed on one thread.
+_THREAD_WORK = 2**25
+
+
+def _threaded(terms, d, jobs) -> bool:
+    """Whether a block of ``terms`` terms holds enough arithmetic to pay for threads (about ten nodes per
+    term: the rows and the values of every job)."""
+    return 10.0 * terms * (d + sum(job.out.shape[1] for job in jobs)) >= _THREAD_WORK
+
+
+def _usable_cpus():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class _OrderedSums:
+    """The blocks of one pass, each summed into jobs of its own on any thread, added in block order.
+
+    A thread takes the next block unless blocks finished out of turn would pile up (at most two
+    per thread wait); each finished block's partial sums wait in ``pending`` until the blocks
+    before it are added, so the order of the additions never depends on the threads.
+    """
+
+    def __init__(self, jobs, n, d, bar):
+        self.jobs, self.d, self.bar = jobs, d, bar
+        self.v_full, self.v_empty = np.zeros(n), np.zeros(n)
+        self.cond = threading.Condition()
+
+    def run(self, tasks, threads):
+        """Sum ``tasks`` (from :func:`_blocks`) on ``threads`` threads; return when all are added."""
+        self.tasks, self.next, self.turn, self.pending, self.failed = tasks, 0, 0, {}, False
+        with_helpers(lambda: self._work(threads), max(1, threads))
+
+    def _work(self, threads):
+        while True:
+            with self.cond:
+                while (not self.failed and self.next < len(self.tasks)
+                       and self.next - self.turn >= 2 * threads):
+                    self.cond.wait()
+                if self.failed or self.next >= len(self.tasks):
+                    return
+                i, self.next = self.next, self.next + 1
+            try:
+                part = self._part(self.tasks[i])
+            except BaseException:
+                with self.cond:
+                    self.failed = True
+                    self.cond.notify_all()
+                raise
+            with self.cond:
+                self.pending[i] = part
+                while self.turn in self.pending:
+                    self._add(self.tasks[self.turn], *self.pending.pop(self.turn))
+                    self.turn += 1
+                self.cond.notify_all()
+
+    def _part(self, task):
+        """One block's sums: (jobs of its own (one row per instance of the block), v(N), v(empty))."""
+        _, A, C, W, plans, fast, _ = task
+        own = [job.twin(A.shape[0]) for job in self.jobs]
+        full, empty = _feed(own, (A, C, W), slice(0, A.shape[0]), self.d, (plans, fast))
+        return own, full, empty
+
+    def _add(self, task, own, full, empty):
+        target = task[0]
+        for job, part in zip(self.jobs, own):
+            job.merge(part, target)
+        self.v_full[target] += full
+        self.v_empty[target] += empty
+        self.bar.update(task[-1])
+
+
+def _blocks(block, jobs, n, d, work):
+    """The tasks of one block of the game's terms: (target rows, A, C, W, plans, fast terms, progress).
+
+    Fast terms (``_interaction_dense``) are cut so that one node's (players x terms) slab holds
+    at most SLAB_ELEMENTS numbers, and, where the block is worth threads (:func:`_threaded`),
+    into at least :data:`_PIECES` pieces of 64 terms or more (work for two threads; a number that
+    depends on the problem, not on the threads, nor do the sums); the others as the general
+    route's arrays allow (``work`` numbers).
+    """
+    rows_slice, w, a, c = block
+    a, c, w = (np.asarray(x, dtype=float) for x in (a, c, w))
+    shape = np.broadcast_shapes(a.shape, c.shape, w.shape + (a.shape[-1],))
+    K, R = shape[0], shape[1]
+    if R == 0:
+        return []
+    start = rows_slice.start or 0
+    n_rows = len(range(*rows_slice.indices(n)))
+    shared = K == 1 and n_rows > 1
+    a, c = np.broadcast_to(a, shape), np.broadcast_to(c, shape)
+    w = np.broadcast_to(w, shape[:2])
+    plans = tuple({id(j.size): j.size for j in jobs}.values())
+    fast = fast_terms(a, c) if _FAST_PATH else np.zeros(R, dtype=bool)
+    if fast.all():
+        budget, per_term = min(work, SLAB_ELEMENTS), d
+    else:
+        budget, per_term = work, 8 * max([j.size.Q + len(j.size.bx) for j in jobs] + [1]) * d + d
+    rc = max(1, min(R, budget // per_term))
+    if fast.all() and rc == R and K == 1 and R >= 64 * _PIECES and _threaded(R, d, jobs):
+        rc = -(-R // _PIECES)
+    kc = max(1, min(K, budget // (per_term * R))) if rc == R else 1
+    tasks = []
+    for k0 in range(0, K, kc):
+        target = slice(start, start + n_rows) if shared else slice(start + k0, start + min(K, k0 + kc))
+        for r0 in range(0, R, rc):
+            W = w[k0:k0 + kc, r0:r0 + rc]
+            tasks.append((target, a[k0:k0 + kc, r0:r0 + rc], c[k0:k0 + kc, r0:r0 + rc], W, plans,
+                          fast[r0:r0 + rc], W.size * (n_rows if shared else 1)))
+    return tasks
+
+
+def _feed(jobs, block, target, d, fast_plan):
+    """Add one block of terms (A, C, W) to every job: the fast terms through rows shared by all
+    sizes, node by node (``_interaction_dense``; ``fast_plan`` = (plans, which terms)), the others
+    through each size's own rows (:class:`_Rows`). Returns the block's shares of v(N) and v(empty) (K,)."""
+    A, C, W = block
+    plans, fast = fast_plan
+    full = empty = 0.0
+    if fast.any():
+        keep = np.flatnonzero(fast)
+        Af, Cf, Wf = (A, C, W) if len(keep) == A.shape[1] else (A[:, keep], C[:, keep], W[:, keep])
+        rows = NodeRows(Af, Cf, Wf, plans, {p.form for p in plans})
+        for qs, P, ratios, p1 in rows:
+            for job in jobs:
+                job.add_node(rows, qs, P, ratios, p1, target)
+        for job in jobs:
+            job.end_block(Af, Cf, Wf, target)
+        full, empty = rows.full, rows.empty
+        if len(keep) == A.shape[1]:
+            return full, empty
+    slow = np.flatnonzero(~fast)
+    A, C, W = (A, C, W) if len(slow) == A.shape[1] else (A[:, slow], C[:, slow], W[:, slow])
+    with np.errstate(over="ignore", under="ignore"):
+        full = full + np.einsum("kr,kr->k", W, np.prod(A, axis=-1))
+        empty = empty + np.einsum("kr,kr->k", W, np.prod(C, axis=-1))
+    cache = {}
+    for job in jobs:
+        old = None
+        if job.size.Q:
+            key = id(job.size)
+            if key not in cache:
+                cache[key] = _Rows(A, C, W, job.size)
+            old = cache[key]
+        job.add(A, C, W, target, old)
+    return full, empty
+
+
+class _NodeView:
+    """One node's rows of a size, with the interface of :class:`_Rows` (``scaled``, ``slow``)."""
+
+    def __init__(self, c, us):
+        self.c, self.us = c, us
+        self.slow = np.zeros((0, 2), dtype=np.int64)
+
+    def scaled(self, t):
+        """(c (K, R), [u (K, R, d)]): the size's coefficients and ratios at the node."""
+        return self.c, (self.us if t else [])
 
 
 # --------------------------------------------------------------------------- #
@@ -576,7 +770,7 @@ def _candidates(beta_row, kappa, theta, t, d, limit):
 # the entry point
 # --------------------------------------------------------------------------- #
 def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes=None,  # noqa: PLR0913 - the request (index, order, sets, top, sizes) and the pass's options
-                               max_elements=None, progress=None, guard=None) -> dict:
+                               max_elements=None, progress=None, guard=None, n_jobs=None) -> dict:
     """An index's values of any order for a product game, by leave-|T|-out quadrature.
 
     Parameters
@@ -600,6 +794,9 @@ def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes
     guard : callable, optional
         ``top=`` only: called before the last pass with {size: (layout, number of sets)} the
         bound lets through (known only then); it may raise to refuse (the cost guard does).
+    n_jobs : int, optional
+        Threads summing the blocks of terms (default: the usable CPUs; the values do not
+        depend on it).
 
     Returns
     -------
@@ -609,7 +806,8 @@ def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes
         lexicographic, as ``itertools.combinations``) and ``"sets"``; ``sets`` (n, top, t),
         ``values`` (n, top), ``certified`` and ``evaluated`` (n,) for ``"top"``; ``mass``
         (n,) the absolute size of the sums (dense and sets); ``"v_empty"``, ``"v_full"`` (n,);
-        ``"budget"`` 0 (no game evaluation).
+        ``"budget"`` 0 (no game evaluation); ``"nodes"`` {t: value nodes per term} (rows
+        (term, node) the size's values read, over terms: the quadrature nodes the route used).
 
     Raises
     ------
@@ -643,7 +841,7 @@ def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes
     k = idx.check_order(order, d)
     groups = _resolve_groups(idx, k, d, sets, top, sizes)
     plans = {t: _Size(idx, t, d, k) for t in groups}
-    run = _Pass(game, n, d, max_elements, progress, f"product {idx.name}")
+    run = _Pass(game, n, d, max_elements, progress, f"product {idx.name}", n_jobs)
     results: dict[int, OrderValues] = {}
     if top is None:
         jobs = {t: _Job("dense" if chosen is None else "sets", plans[t], n, d, chosen)
@@ -653,14 +851,16 @@ def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes
             chosen = groups[t]
             results[t] = OrderValues(t, all_sets(d, t) if chosen is None else chosen, job.out,
                                      "dense" if chosen is None else "sets", mass=job.mass)
+        nodes = {t: job.node_rows / max(job.terms, 1.0) for t, job in jobs.items()}
     else:
-        v_empty, v_full = _top(run, idx, plans, int(top), results, guard)
+        nodes = {}
+        v_empty, v_full = _top(run, idx, plans, int(top), results, guard, nodes)
     for t, ov in results.items():
         if not np.all(np.isfinite(ov.values)):
             raise FloatingPointError(f"{idx.name} values of size {t} came out non-finite: a term's "
                                      "contribution overflows the double range")
     return {"index": idx.name, "order": k, "values": dict(sorted(results.items())),
-            "v_empty": v_empty, "v_full": v_full, "budget": 0}
+            "v_empty": v_empty, "v_full": v_full, "budget": 0, "nodes": dict(sorted(nodes.items()))}
 
 
 def _resolve_groups(idx, k, d, sets, top, sizes) -> dict:
@@ -684,12 +884,12 @@ def _resolve_groups(idx, k, d, sets, top, sizes) -> dict:
 class _Pass:
     """A pass over the game's terms with fixed options: ``run(jobs)`` -> (v_empty, v_full)."""
 
-    def __init__(self, game, n, d, max_elements, progress, desc):
+    def __init__(self, game, n, d, max_elements, progress, desc, n_jobs=None):
         self.game, self.n, self.d = game, n, d
-        self.max_elements, self.progress, self.desc = max_elements, progress, desc
+        self.max_elements, self.progress, self.desc, self.n_jobs = max_elements, progress, desc, n_jobs
 
     def __call__(self, jobs):
-        return _run(self.game, jobs, self.n, self.max_elements, self.progress, self.desc)
+        return _run(self.game, jobs, self.n, self.max_elements, self.progress, self.desc, self.n_jobs)
 
 
 def _select_top(values, sets, top):
@@ -699,8 +899,9 @@ def _select_top(values, sets, top):
     return sets[part], np.take_along_axis(values, part, axis=1)
 
 
-def _top(run: _Pass, idx, plans, top, results, guard=None):
-    """The top= path (module docstring); fills ``results``; returns (v_empty, v_full).
+def _top(run: _Pass, idx, plans, top, results, guard=None, nodes=None):
+    """The top= path (module docstring); fills ``results`` (and ``nodes``: value nodes per term of each
+    size's last pass); returns (v_empty, v_full).
 
     ``guard``, when given, is called before the third pass with {t: (layout, sets)} -- what the
     bound lets through, now known -- and may refuse (e.g. the cost guard).
@@ -742,6 +943,9 @@ def _top(run: _Pass, idx, plans, top, results, guard=None):
             evaluated = sum(len(p.sets) for p in parts)
         results[t] = OrderValues(t, s, v, "top", certified=np.ones(n, bool),
                                  evaluated=np.full(n, evaluated))
+        last = extra.get(t) or dense.get(t) or seeds[t]
+        if nodes is not None:
+            nodes[t] = last.node_rows / max(last.terms, 1.0)
     return v_empty, v_full
 
 
