@@ -207,7 +207,8 @@ def test_auto_asks_for_costs():
     small = kx.TabularGame(np.arange(8.0))
     assert kx.shapley_values(small, "auto").meta["method"] == "exact"
     big = kx.FunctionGame(lambda z: z.sum(1).astype(float), 16)
-    assert kx.shapley_values(big, "auto", seed=0).meta["method"] == "kernel"
+    # no exact route: the sampled estimator the arena measured most accurate (estimators._choose.SAMPLED_RULES)
+    assert kx.shapley_values(big, "auto", seed=0).meta["method"] == "leverage_shap"
 
 
 # --------------------------------------------------------------------------- value functions

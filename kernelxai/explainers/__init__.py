@@ -4,9 +4,11 @@ Takes everything below (models, value functions, games, estimators, parallel,
 Explanation). Hands Explanations to the user: ``explain``,
 ``explain_interactions``, ``explain_gp``, ``explain_mmd`` / ``explain_hsic``,
 ``explain_r2``, ``shapley_values``, the Shapley functionals and the background
-summaries.
+summaries; ``compare_estimators`` (the arena) scores the sampled estimators against the exact
+values on the game ``explain`` builds.
 """
 
+from ._arena import EstimatorComparison, compare_estimators
 from ._background_bound import SummaryBound, summary_bound
 from ._background_summaries import BackgroundSummary, mean_embedding, mmd, subsample, summarize
 from ._discrepancy import (
@@ -32,6 +34,8 @@ __all__ = [
     "explain_mmd",
     "explain_hsic",
     "explain_r2",
+    "compare_estimators",
+    "EstimatorComparison",
     "MMDGame",
     "HSICGame",
     "R2Game",
