@@ -25,14 +25,18 @@ Part 2 -- the arena (``kx.compare_estimators``) on games with exact values:
 
 Part 3 -- shapiq's approximators on the same games (KernelSHAP with paired sampling,
   LeverageSHAP, RegressionMSR with a linear and a tree proxy, PolySHAP, OddSHAP, SVARM,
-  PermutationSamplingSV), in the Python 3.12 peer venv ``.venv-peer`` (``make peer``) when it
+  PermutationSamplingSV; PolySHAP and SVARM up to d = 50, where they take minutes per point beyond,
+  PEER_MAX_D), in the Python 3.12 peer venv ``.venv-peer`` (``make peer``) when it
   exists: this file is run there as a child process (``--peer-worker``), rebuilds each game
   from the pickled fitted scikit-learn model and data with kernelxai (installed there too), hands
   shapiq a callable that evaluates it one explained point at a time, and returns the estimates;
   they are scored here against the same exact values. With shapiq's ``proxy`` extra (LightGBM,
   XGBoost) in the peer venv its tree surrogates use them; without, a DecisionTree (printed).
   Then, at d = 50 and 200 on the three model families: is kernelxai's default sampled estimator
-  within 1.1x of the best shapiq approximator's error at equal budget? (the ratio per budget).
+  (``method="auto"``'s choice at that d and budget) within 1.1x of the best shapiq approximator's
+  error at equal budget? (the ratio per budget). ``--peer-only`` runs this part alone against the
+  ``arena_summary.csv`` an earlier run left in ``--figures``; each game is a child process of its
+  own (``--peer-timeout`` seconds).
 
 Writes the error-against-budget and coverage figures (``--figures DIR``, default
 ``build/bench_estimators``; ``--docs`` also writes ``docs/figures/estimators-arena.png``) and the
@@ -78,6 +82,10 @@ TARGET_RATIO = 1.1
 #: Largest budget each shapiq approximator is run at (PolySHAP's order-2 regression took ~10 s per
 #: point at 2,500 evaluations and d = 50; the others are run up to --peer-max-evaluations).
 PEER_BUDGET_CAP = {"shapiq PolySHAP": 3000, "shapiq SVARM": 5000}
+#: Largest d each shapiq approximator is run at: PolySHAP took ~440 s per point at d = 200 and <= 2,000
+#: evaluations (its pairwise frontier has C(200, 2) = 19,900 terms), SVARM over 300 s; both are far from
+#: the best at d <= 50 (SVARM 10-1000x the best error).
+PEER_MAX_D = {"shapiq PolySHAP": 50, "shapiq SVARM": 50}
 
 
 # --------------------------------------------------------------------------- #
@@ -243,6 +251,8 @@ def peer_worker(spec_path, out_path):
                     return value(coalitions)
 
             for name, (cls, kwargs) in SHAPIQ.items():
+                if d > PEER_MAX_D.get(name, d):
+                    continue
                 start = time.perf_counter()
                 for budget in [b for b in job["budgets"] if b <= PEER_BUDGET_CAP.get(name, b)]:
                     for seed in job["seeds"]:

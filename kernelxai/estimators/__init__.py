@@ -6,22 +6,22 @@ wraps in an :class:`~kernelxai.explanation.Explanation`. Each estimator module
 holds one family and registers it with
 :func:`~kernelxai.estimators.register`:
 
-==================  ===============================  ===============================================
-module              methods                          what it needs and gives
-==================  ===============================  ===============================================
-``exact``           ``exact`` (``brute``)            any game up to 26 players; exact
-``kernelshap``      ``kernel``                       any game; KernelSHAP (WLS), intervals; paired
-                                                     without replacement with ``replace=False``
-``leverageshap``    ``leverage_shap`` (``leverage``) any game; Leverage SHAP, stratified t-intervals
-``polyshap``        ``polyshap``                     any game; PolySHAP (all interactions up to an
-                                                     order), stratified t-intervals
-``msr``             ``msr`` (``regression_msr``)     any game; regression-adjusted Monte Carlo,
-                                                     unbiased, t-intervals
-``permutation``     ``permutation``                  any game; t-intervals
-``quadrature``      ``product`` (``quadrature``),    a ProductGame; exact in polynomial time
-                    ``stable``, ``newton``
-``bayes``           ``bayes_shap`` (``bayes``)       any game; Bayesian credible intervals
-==================  ===============================  ===============================================
+================  ================================  ===============================================
+module            methods                           what it needs and gives
+================  ================================  ===============================================
+``exact``         ``exact`` (``brute``)             any game up to 26 players; exact
+``kernelshap``    ``kernel``                        any game; KernelSHAP (WLS), intervals; paired
+                                                    without replacement with ``replace=False``
+``leverageshap``  ``leverage_shap`` (``leverage``)  any game; Leverage SHAP, stratified t-intervals
+``polyshap``      ``polyshap``                      any game; PolySHAP (all interactions up to an
+                                                    order), stratified t-intervals
+``msr``           ``msr`` (``regression_msr``)      any game; regression-adjusted Monte Carlo,
+                                                    unbiased, t-intervals
+``permutation``   ``permutation``                   any game; t-intervals
+``quadrature``    ``product`` (``quadrature``),     a ProductGame; exact in polynomial time
+                  ``stable``, ``newton``
+``bayes``         ``bayes_shap`` (``bayes``)        any game; Bayesian credible intervals
+================  ================================  ===============================================
 
 The product routes behind ``quadrature``: ``product`` (the face: ``product_shapley``),
 ``gauss_legendre`` (the rule and its node counts), ``quadrature_kernel`` /

@@ -19,9 +19,9 @@ __all__ = ["choose", "choose_with_cost", "SAMPLED_RULES", "choose_sampled"]
 #: method is not registered, does not apply to the game, needs a larger budget (its ``min_budget``)
 #: or does not take the options given is passed over; KernelSHAP is the last word. The rules and the
 #: measurements behind them: docs/user-guide/estimators.md, "Which sampled estimator".
-#: Measured (one run of the benchmark, three product-kernel model families, d = 10, 50, 200): Leverage
-#: SHAP's mean relative squared error was 0.43-0.69x KernelSHAP's at every budget from 5d at d = 50 and
-#: 200, and 0.16-0.67x from 10d at d = 10 (at 5d there, 1.06-1.49x: KernelSHAP kept).
+#: Measured (benchmarks/bench_estimators.py, three product-kernel model families): Leverage SHAP's mean
+#: relative squared error was 0.48-0.69x KernelSHAP's at every budget from 5d at d = 50 and 200,
+#: 0.26-0.44x at d = 1000 (5d-20d), and 0.20-0.67x from 10d at d = 10 (at 5d there 1.26x: KernelSHAP kept).
 SAMPLED_RULES: tuple[tuple[int, float, str], ...] = (
     (50, 5.0, "leverage_shap"),
     (1, 10.0, "leverage_shap"),
