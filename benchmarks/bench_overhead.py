@@ -64,7 +64,11 @@ route's one-point call above, and for two references measured the same way in th
   waking BLAS threads can have no part in its cold cost;
 * scikit-learn's own ``svr.predict(X[:10])`` (a call of about the same length, ~0.35 ms, that does
   not go through kernelxai): the cold penalty this machine puts on a Python-level call of this
-  size.
+  size;
+* a counting loop in pure Python (a few bytecodes, no allocation, no library code) sized to take
+  the issue's call's warm time: how much slower this machine runs *any* work of that length right
+  after a rest (its clock and caches coming back), with the smallest footprint a call can have.
+  Where this floor is itself near 2, the issue's target is out of reach of any code on the machine.
 
 The columns "woken" count the cold calls during which another thread of the process ran (its
 context switches, read from ``/proc/self/task`` on Linux, outside the timed span), native ones
@@ -98,6 +102,7 @@ import argparse
 import os
 import threading
 import time
+import timeit
 
 import numpy as np
 import threadpoolctl
@@ -263,6 +268,20 @@ def issue_case(seed=0) -> tuple[SVR, np.ndarray]:
     return SVR().fit(X, y), X
 
 
+def _count(steps) -> int:
+    total = 0
+    for i in range(steps):
+        total += i
+    return total
+
+
+def counting_steps(seconds) -> int:
+    """Steps of :func:`_count` that take ``seconds`` back to back (best of a few timings)."""
+    steps = 10_000
+    per_step = min(timeit.repeat(lambda: _count(steps), number=1, repeat=20)) / steps
+    return max(1, round(seconds / per_step))
+
+
 def cold_table(rows, rounds, rest) -> list[dict]:
     """The cold fixed cost: the issue's call, each route's one point, and the two references."""
     svr, X = issue_case()
@@ -297,8 +316,11 @@ def cold_table(rows, rounds, rest) -> list[dict]:
         one_thread = cold_and_warm(issue, rounds, rest)
     show("  the same, BLAS held to one thread", one_thread)
     show("  reference: scikit-learn's svr.predict(X[:10])", cold_and_warm(predict, rounds, rest))
+    steps = counting_steps(results[0]["warm"])
+    show(f"  floor: a pure-Python loop of {steps} steps, same warm time",
+         cold_and_warm(lambda: _count(steps), rounds, rest))
     print("target: cold / warm <= 2 for the #36 call; the scikit-learn reference is this machine's own "
-          "cold penalty for a Python-level call of that size")
+          "cold penalty for a Python-level call of that size, the loop its penalty on any work that long")
     return results
 
 

@@ -3,9 +3,10 @@
 The HTML report of a small SVR is opened from disk (file://) in Debian's chromium, driven by
 Playwright, with every request that is not a file or a data URI aborted: its figures must draw
 (every ``<img>`` has a data URI and a natural width) and nothing may be requested from the
-network. The shipped report notebook (its demo: an SVR pipeline on scikit-learn's diabetes data)
-is then served by Voilà on localhost, where only localhost is reachable: the explorer at its end
-must draw a figure, and picking another row must redraw it. Screenshots go to build/browser/.
+network. Then ``python -m kernelxai.report MODEL DATA --app`` serves the report notebook on a
+user's saved SVR with Voilà on localhost, where only localhost is reachable: the page must be the
+report of that model (not the demo), the explorer at its end must draw a figure, picking another
+row must redraw it, and stopping the app must delete its signed inputs. Screenshots go to build/browser/.
 
 Skipped, like tests/test_browser.py, without /usr/bin/chromium or playwright (failed under CI).
 """
@@ -13,7 +14,7 @@ Skipped, like tests/test_browser.py, without /usr/bin/chromium or playwright (fa
 from __future__ import annotations
 
 import os
-import shutil
+import re
 import socket
 import subprocess
 import sys
@@ -33,7 +34,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "build" / "browser"
 CHROMIUM = os.environ.get("KERNELXAI_CHROMIUM", "/usr/bin/chromium")
 BIN = Path(sys.executable).parent
-REPORT_NOTEBOOK = ROOT / "kernelxai" / "report" / "report.ipynb"
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook, pytest.mark.xdist_group("browser")]
 
@@ -124,16 +124,29 @@ def _wait_http(url, proc, timeout=120):
     raise TimeoutError(f"server at {url} did not answer within {timeout} s")
 
 
-def test_the_report_notebook_in_voila_draws_and_redraws_when_a_row_is_picked(browser, tmp_path):
-    voila = BIN / "voila"
-    if not voila.exists():
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory):
+    """A user's files: an SVR saved with skops and its table (with a label column)."""
+    skops_io = pytest.importorskip("skops.io", reason="the app test loads a .skops model (kernelxai[report])")
+    d = tmp_path_factory.mktemp("app")
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(60, 4)), columns=["alpha", "beta", "gamma", "delta"])
+    y = X.alpha - X.beta * X.gamma
+    X.assign(y=y).to_csv(d / "data.csv", index=False)
+    skops_io.dump(SVR(gamma=0.3).fit(X, y), d / "mine.skops")
+    return d
+
+
+def test_the_report_app_on_the_user_s_model_draws_and_redraws_when_a_row_is_picked(browser, saved_model, tmp_path):
+    """``python -m kernelxai.report MODEL DATA --app``: Voilà serves the report of the user's SVR, not the demo."""
+    if not (BIN / "voila").exists():
         _unavailable("voila is not installed (pip install voila)")
-    shutil.copy(REPORT_NOTEBOOK, tmp_path / "report.ipynb")
     port = _free_port()
     log = open(tmp_path / "server.log", "w")
-    proc = subprocess.Popen([str(voila), "report.ipynb", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-                             "--ServerApp.token=", "--ServerApp.password="],
-                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen([sys.executable, "-m", "kernelxai.report", "mine.skops", "data.csv", "--target", "y",
+                             "--points", "0:12", "--background-rows", "20", "--app", f"--port={port}",
+                             "--no-browser"],
+                            cwd=saved_model, stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, "JUPYTER_PLATFORM_DIRS": "1"})
     base = f"http://127.0.0.1:{port}"
     page, blocked, _ = _page(browser, (base, f"ws://127.0.0.1:{port}", "data:", "blob:"))
@@ -144,6 +157,9 @@ def test_the_report_notebook_in_voila_draws_and_redraws_when_a_row_is_picked(bro
             has=page.locator(".widget-output img")).last
         figure = explorer.locator(".widget-output img").first
         figure.wait_for(timeout=180_000)
+        text = page.inner_text("body")
+        assert "mine.skops" in text and "12 rows" in text, "the app does not explain the user's model and rows"
+        assert "diabetes" not in text.lower(), "the app shows the demo, not the user's model"
         before = figure.get_attribute("src")
         assert page.evaluate("img => img.naturalWidth", figure.element_handle()) > 0
         explorer.locator(".widget-dropdown select").first.select_option(index=1)   # the next explained row
@@ -155,18 +171,21 @@ def test_the_report_notebook_in_voila_draws_and_redraws_when_a_row_is_picked(bro
         explorer.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / "voila-report.png"), full_page=False)
         assert after != before, "picking another row did not redraw the explorer's figure"
-        assert "Traceback" not in page.inner_text("body")
+        assert "Traceback" not in text
         # Voilà's page asks a CDN for its icon font (aborted here); the report itself needs nothing from outside
         assert [url for url in blocked if "fontawesome" not in url] == [], blocked
     except Exception as exc:
         page.screenshot(path=str(SHOTS / "voila-report-failure.png"), full_page=False)
         tail = (tmp_path / "server.log").read_text()[-4000:]
-        raise AssertionError(f"{exc}\n--- Voila server log (tail) ---\n{tail}") from None
+        raise AssertionError(f"{exc}\n--- server log (tail) ---\n{tail}") from None
     finally:
         page.context.close()
-        proc.terminate()
+        proc.terminate()   # SIGTERM stops the app as Ctrl-C does: Voilà stops and the signed inputs are deleted
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+    assert proc.returncode is not None
+    folders = re.findall(r"/\S*kernelxai-report-app-\w+", (tmp_path / "server.log").read_text())
+    assert folders and not any(Path(f).exists() for f in folders), f"the app's inputs were left behind: {folders}"

@@ -380,3 +380,41 @@ def test_the_shipped_notebook_is_built_from_its_source():
         "kernelxai/report/report.ipynb is out of date: python scripts/build_notebooks.py report"
     nb = json.loads(render(REPORT_SRC))
     assert [c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", [])]
+
+
+def test_the_app_copy_of_the_notebook_points_at_the_user_s_inputs(files, tmp_path):
+    """--app serves a copy of the report notebook parameterised (as papermill does) for the signed inputs."""
+    import nbformat
+
+    from kernelxai.report._api import resolve
+    from kernelxai.report._app import prepare_app
+
+    inputs, _ = resolve(files.dir / "svr.skops", files.dir / "data.csv", target="y", features=None, points="0:7",
+                        background=None, background_rows=20, value="interventional", output=None, compare=None,
+                        baseline=None, tolerance=0.05, seed=3, trust=(), trust_pickle=False)
+    folder = tmp_path / "app"
+    folder.mkdir()
+    nb = nbformat.read(prepare_app(inputs, folder, seed=3), as_version=4)
+    tags = [c.metadata.get("tags", []) for c in nb.cells]
+    injected = next(c for c, t in zip(nb.cells, tags) if "injected-parameters" in t)
+    assert tags.index(["injected-parameters"]) == next(i for i, t in enumerate(tags) if "parameters" in t) + 1
+    params = {}
+    exec(injected.source, {}, params)   # plain assignments, as papermill writes them
+    assert params["seed"] == 3 and "results_path" not in params
+    loaded = kx.report.load_inputs(params["inputs_path"], params["inputs_key"])
+    pd.testing.assert_frame_equal(loaded.points, files.X.iloc[:7])
+    assert type(loaded.model) is SVR and len(loaded.background) == 20
+    assert oct(os.stat(folder).st_mode & 0o777) == "0o700"
+
+
+def test_the_app_options_and_a_missing_voila_are_refused_in_one_line(files, monkeypatch):
+    import importlib.util
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as exit_:
+        main([str(files.dir / "svr.skops"), str(files.dir / "data.csv"), "--port", "8888"])
+    assert exit_.value.code == 2 and "--port and --no-browser go with --app" in err.getvalue()
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "voila" else real(name, *a))
+    status, out, err = _run([files.dir / "svr.skops", files.dir / "data.csv", "--target", "y", "--app"])
+    assert status == 1 and "Voilà, which is not installed: pip install 'kernelxai[app]'" in err, err

@@ -8,7 +8,8 @@ line::
     python -m kernelxai.report MODEL DATA [-o report.html] [--target y] [--points 0:50]
         [--compare OTHER_MODEL | --baseline previous.json] [--tolerance 0.05] ...
 
-or from Python, ``kx.report(model, X, ...)`` (this module is callable: ``kx.report(...)`` is
+or, with ``--app`` instead of ``-o``, served as a Voilà app on the same inputs; or from Python,
+``kx.report(model, X, ...)`` (this module is callable: ``kx.report(...)`` is
 :func:`report`). The report notebook, shipped inside this package, is run with papermill: the
 model and how it was converted, the exactness certificate, global importance with intervals, a
 beeswarm and dependence plots, the largest interactions, credible bands for Gaussian processes,

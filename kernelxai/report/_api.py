@@ -27,7 +27,7 @@ from ._load import ReportInputError, load_model, load_table, model_columns, pars
 from ._numbers import DEFAULT_TOLERANCE, Drift
 from ._render import ReportFailure, check_out, render_report
 
-__all__ = ["report", "Report", "DEFAULT_POINTS", "DEFAULT_BACKGROUND_ROWS"]
+__all__ = ["report", "Report", "DEFAULT_POINTS", "DEFAULT_BACKGROUND_ROWS", "resolve", "check_explainable"]
 
 #: rows explained when ``points`` is not given (drawn with the seed; all rows of a smaller table)
 DEFAULT_POINTS = 100
@@ -168,7 +168,7 @@ def _check_baseline(baseline, inputs):
             "and --output as the report that wrote it")
 
 
-def _check_explainable(inputs, echo):
+def check_explainable(inputs, echo):
     """kx.explain on one point and a few background rows: its own refusal, before a kernel starts."""
     for name, model in (("MODEL", inputs.model), ("--compare", inputs.compare)):
         if model is None:
@@ -284,13 +284,13 @@ def report(model: Any, X: Any, *, target: str | None = None, features: Sequence[
     echo: Callable[[str], None] = (lambda text: print(f"kernelxai.report: {text}", flush=True)) if progress else \
         (lambda text: None)
     check_out(out)
-    inputs, notes = _resolve(model, X, target=target, features=features, points=points, background=background,
+    inputs, notes = resolve(model, X, target=target, features=features, points=points, background=background,
                              background_rows=background_rows, value=value, output=output, compare=compare,
                              baseline=baseline, tolerance=tolerance, seed=seed, trust=trust,
                              trust_pickle=trust_pickle)
     echo(f"{len(inputs.points)} points, {len(inputs.background)} background rows, "
          f"{inputs.points.shape[1]} features; {notes}")
-    _check_explainable(inputs, echo)
+    check_explainable(inputs, echo)
     paths, numbers = render_report(inputs, out, seed=seed, progress=progress, timeout=timeout, echo=echo)
     drifts = {k: Drift.from_dict(v) for k, v in (numbers.get("drift") or {}).items()}
     result = Report(*paths, numbers=numbers, drift=drifts, seconds=time.perf_counter() - started)
@@ -298,7 +298,7 @@ def report(model: Any, X: Any, *, target: str | None = None, features: Sequence[
     return result
 
 
-def _resolve(model, X, *, target, features, points, background, background_rows, value, output,  # noqa: PLR0913 - report()'s options, resolved in one place
+def resolve(model, X, *, target, features, points, background, background_rows, value, output,  # noqa: PLR0913 - report()'s options, resolved in one place
              compare, baseline, tolerance, seed, trust, trust_pickle) -> tuple[ReportInputs, str]:
     """Load and check everything :func:`report` was given; return the inputs and a note for the console."""
     model, model_source = _model(model, "MODEL", trust, trust_pickle)

@@ -16,7 +16,8 @@ import sys
 from .._suggest import closest
 from ..models.convert import OUTPUTS
 from ..values import registered
-from ._api import DEFAULT_BACKGROUND_ROWS, DEFAULT_POINTS, report
+from ._api import DEFAULT_BACKGROUND_ROWS, DEFAULT_POINTS, check_explainable, report, resolve
+from ._app import serve_app
 from ._load import ReportInputError
 from ._numbers import DEFAULT_TOLERANCE
 from ._render import ReportFailure
@@ -115,6 +116,12 @@ def _parser():
                     help="seeds the row draws, the bootstrap and sampled estimators (default 0)")
     ap.add_argument("--timeout", type=_number("a whole number of seconds", int, 1), default=1800, metavar="S",
                     help="seconds any one cell may run")
+    ap.add_argument("--app", action="store_true",
+                    help="serve the report notebook on MODEL and DATA as a Voila app (on this machine, with the "
+                         "explorer's controls live) until Ctrl-C, instead of writing files; needs kernelxai[app]")
+    ap.add_argument("--port", type=_number("a port number", int, 1), metavar="N",
+                    help="with --app: the port Voila listens on (default: Voila's)")
+    ap.add_argument("--no-browser", action="store_true", help="with --app: do not open a browser")
     ap.add_argument("--quiet", action="store_true", help="no progress on the console")
     ap.add_argument("--debug", action="store_true", help="show the traceback of a failure")
     return ap
@@ -145,8 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["no-such-model.skops", "data.csv"])
     2
     """
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not args.app and (args.port or args.no_browser):
+        parser.error("--port and --no-browser go with --app")
     try:
+        if args.app:
+            return _app(args)
         result = report(args.model, args.data, target=args.target, features=args.features, points=args.points,
                         background=args.background, background_rows=args.background_rows, value=args.value,
                         output=args.output, compare=args.compare, baseline=args.baseline, tolerance=args.tolerance,
@@ -167,3 +179,16 @@ def main(argv: list[str] | None = None) -> int:
             else f"no feature moved beyond the tolerance {drift.tolerance:g} "
                  f"(largest change {drift.table['max_relative'].max():.2g} of the scale)"))
     return EXIT_OK if result.ok else EXIT_DRIFT
+
+
+def _app(args) -> int:
+    """``--app``: resolve and check the inputs as for a report, then serve the notebook on them with Voila."""
+    echo = (lambda text: print(f"kernelxai.report: {text}", flush=True)) if not args.quiet else (lambda text: None)
+    inputs, notes = resolve(args.model, args.data, target=args.target, features=args.features, points=args.points,
+                            background=args.background, background_rows=args.background_rows, value=args.value,
+                            output=args.output, compare=args.compare, baseline=args.baseline,
+                            tolerance=args.tolerance, seed=args.seed, trust=args.trust,
+                            trust_pickle=args.trust_pickle)
+    echo(f"{len(inputs.points)} points, {len(inputs.background)} background rows; {notes}")
+    check_explainable(inputs, echo)
+    return serve_app(inputs, seed=args.seed, port=args.port, open_browser=not args.no_browser, echo=echo)
