@@ -29,7 +29,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ._params import closest
+from ._argparse import OneLineParser
 from .workbench._baseline_recording import auto_numbers, environment, record, write_baseline
 from .workbench._check_report import write_report  # noqa: F401 - public here, not in __all__ (as before)
 from .workbench._json_values import resolve_pointer
@@ -69,22 +69,6 @@ __all__ = [
     "run_check",
     "write_baseline",
 ]
-
-
-class _OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (no usage block), with a close option suggested."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-    def parse_args(self, args=None, namespace=None):
-        parsed, extra = self.parse_known_args(args, namespace)
-        if extra:
-            options = [o for action in self._actions for o in action.option_strings]
-            close = closest(extra[0], options) if extra[0].startswith("-") else []
-            self.error(f"unrecognized arguments: {' '.join(extra)}"
-                       + (f" (did you mean {close[0]!r}?)" if close else ""))
-        return parsed
 
 
 def _seconds(text):
@@ -143,7 +127,7 @@ def main(argv=None) -> int:
     ...     print(exit.code)
     2
     """
-    ap = _OneLineParser(
+    ap = OneLineParser(
         prog="python -m kernelxai.check",
         description="Run kernelxai's notebooks with papermill, compare their key numbers with the recorded "
                     "baselines and write a Markdown and HTML report.")

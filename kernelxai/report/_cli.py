@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._argparse import OneLineParser
 from .._suggest import closest
 from ..models.convert import OUTPUTS
 from ..values import registered
@@ -33,22 +34,6 @@ nothing written); {EXIT_DRIFT} written, and the attributions moved beyond --tole
 Model files: a .skops file is loaded when every type in it is trusted (skops's own, scikit-learn's
 Gaussian-process kernels, kernelxai's models; more with --trust); a pickle or joblib file only with
 --trust-pickle, since loading a pickle runs code stored in it."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """Errors in one line (no usage block), with a close option suggested, and exit status 2."""
-
-    def error(self, message):
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-    def parse_args(self, args=None, namespace=None):
-        parsed, extra = self.parse_known_args(args, namespace)
-        if extra:
-            options = [o for action in self._actions for o in action.option_strings]
-            close = closest(extra[0], options) if extra[0].startswith("-") else []
-            self.error(f"unrecognized arguments: {' '.join(extra)}"
-                       + (f" (did you mean {close[0]!r}?)" if close else ""))
-        return parsed
 
 
 def _choice(kind, accepted):
@@ -82,7 +67,7 @@ def _names(text):
 
 
 def _parser():
-    ap = _Parser(prog="python -m kernelxai.report", epilog=_EPILOG,
+    ap = OneLineParser(prog="python -m kernelxai.report", epilog=_EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter,
                  description="Explain a fitted model on a table: one standalone HTML report (no network needed "
                              "to view it), the executed notebook and a JSON of the numbers next to it.")
