@@ -14,74 +14,30 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browsing import ROOT, SHOTS, chromium, free_port, stop, unavailable, wait_http
 
-ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "build" / "browser"
-CHROMIUM = os.environ.get("KERNELXAI_CHROMIUM", "/usr/bin/chromium")
 NOTEBOOK = "01-shapley-games.ipynb"
 BIN = Path(sys.executable).parent
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
-def _unavailable(reason):
-    if os.environ.get("CI"):
-        pytest.fail(f"browser test cannot run in CI: {reason}")
-    pytest.skip(f"browser test skipped: {reason}")
-
-
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"{CHROMIUM} not found (install Debian's chromium: apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed (pip install playwright)")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--disable-dev-shm-usage"],
-        )
+    with chromium() as b:
         yield b
-        b.close()
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_http(url, proc, timeout=120):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited early with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                if r.status < 500:
-                    return
-        except Exception:
-            time.sleep(0.5)
-    raise TimeoutError(f"server at {url} did not answer within {timeout} s")
 
 
 @pytest.fixture()
 def workdir(tmp_path):
     for nb in (ROOT / "notebooks").glob("*.ipynb"):
         shutil.copy(nb, tmp_path / nb.name)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     return tmp_path
 
 
@@ -103,19 +59,11 @@ def _server(cmd, cwd, url):
            "JUPYTERLAB_SETTINGS_DIR": str(_lab_settings(cwd))}
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
-        _wait_http(url, proc)
+        wait_http(url, proc)
     except Exception:
         proc.terminate()
         raise AssertionError((cwd / "server.log").read_text()[-3000:]) from None
     return proc
-
-
-def _stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
 
 
 def _move_first_slider(page, output_locator):
@@ -136,7 +84,7 @@ def _move_first_slider(page, output_locator):
 
 
 def test_jupyterlab_runs_notebook_and_slider_updates_figure(browser, workdir):
-    port = _free_port()
+    port = free_port()
     cmd = [str(BIN / "jupyter"), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
            "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
            f"--ServerApp.root_dir={workdir}", "--LabApp.news_url=", "--allow-root"]
@@ -167,14 +115,14 @@ def test_jupyterlab_runs_notebook_and_slider_updates_figure(browser, workdir):
         log = (workdir / "server.log").read_text()[-4000:]
         raise AssertionError(f"{exc}\n--- JupyterLab server log (tail) ---\n{log}") from None
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 def test_voila_renders_notebook_and_slider_updates_figure(browser, workdir):
     voila = BIN / "voila"
     if not voila.exists():
-        _unavailable("voila is not installed (pip install voila)")
-    port = _free_port()
+        unavailable("voila is not installed (pip install voila)")
+    port = free_port()
     cmd = [str(voila), NOTEBOOK, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
            "--ServerApp.token=", "--ServerApp.password="]
     proc = _server(cmd, workdir, f"http://127.0.0.1:{port}/")
@@ -193,4 +141,4 @@ def test_voila_renders_notebook_and_slider_updates_figure(browser, workdir):
         log = (workdir / "server.log").read_text()[-4000:]
         raise AssertionError(f"{exc}\n--- Voila server log (tail) ---\n{log}") from None
     finally:
-        _stop(proc)
+        stop(proc)

@@ -15,71 +15,28 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from browsing import SHOTS, chromium, free_port, guarded_page, stop, unavailable, wait_http
 from sklearn.svm import SVR
 
 import kernelxai as kx
 
-ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "build" / "browser"
-CHROMIUM = os.environ.get("KERNELXAI_CHROMIUM", "/usr/bin/chromium")
 BIN = Path(sys.executable).parent
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook, pytest.mark.xdist_group("browser")]
 
 
-def _unavailable(reason):
-    if os.environ.get("CI"):
-        pytest.fail(f"browser test cannot run in CI: {reason}")
-    pytest.skip(f"browser test skipped: {reason}")
-
-
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"{CHROMIUM} not found (install Debian's chromium: apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed (pip install playwright)")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--disable-dev-shm-usage"],
-        )
+    with chromium() as b:
         yield b
-        b.close()
-
-
-def _page(browser, allowed):
-    """A page on which every request whose URL does not start with one of ``allowed`` is aborted (and recorded)."""
-    context = browser.new_context(viewport={"width": 1300, "height": 1000})
-    blocked, failed = [], []
-
-    def route(r):
-        if r.request.url.startswith(allowed):
-            r.continue_()
-        else:
-            blocked.append(r.request.url)
-            r.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("requestfailed", lambda request: failed.append(request.url))
-    return page, blocked, failed
 
 
 def test_the_standalone_html_report_draws_its_figures_offline(browser, tmp_path):
@@ -87,7 +44,7 @@ def test_the_standalone_html_report_draws_its_figures_offline(browser, tmp_path)
     X = pd.DataFrame(rng.normal(size=(60, 4)), columns=["a", "b", "c", "d"])
     model = SVR(gamma=0.3, C=3.0).fit(X, X.a - X.b * X.c)
     r = kx.report(model, X, points="0:6", background_rows=20, out=tmp_path / "svr.html", progress=False)
-    page, blocked, failed = _page(browser, ("file://", "data:"))
+    page, blocked, failed = guarded_page(browser, ("file://", "data:"))
     try:
         page.goto(r.html.as_uri(), wait_until="load")
         images = page.eval_on_selector_all(
@@ -99,29 +56,6 @@ def test_the_standalone_html_report_draws_its_figures_offline(browser, tmp_path)
     assert all(i["src"].startswith("data:image/") for i in images), [i["src"] for i in images]
     assert all(i["done"] and i["width"] > 0 for i in images), images
     assert blocked == [] and failed == [], (blocked, failed)
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_http(url, proc, timeout=120):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited early with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                if r.status < 500:
-                    return
-        except urllib.error.HTTPError as err:   # a 404 is an answer: the server is up
-            if err.code < 500:
-                return
-        except Exception:
-            time.sleep(0.5)
-    raise TimeoutError(f"server at {url} did not answer within {timeout} s")
 
 
 @pytest.fixture(scope="module")
@@ -140,8 +74,8 @@ def saved_model(tmp_path_factory):
 def test_the_report_app_on_the_user_s_model_draws_and_redraws_when_a_row_is_picked(browser, saved_model, tmp_path):
     """``python -m kernelxai.report MODEL DATA --app``: Voilà serves the report of the user's SVR, not the demo."""
     if not (BIN / "voila").exists():
-        _unavailable("voila is not installed (pip install voila)")
-    port = _free_port()
+        unavailable("voila is not installed (pip install voila)")
+    port = free_port()
     log = open(tmp_path / "server.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "kernelxai.report", "mine.skops", "data.csv", "--target", "y",
                              "--points", "0:12", "--background-rows", "20", "--app", f"--port={port}",
@@ -149,9 +83,9 @@ def test_the_report_app_on_the_user_s_model_draws_and_redraws_when_a_row_is_pick
                             cwd=saved_model, stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, "JUPYTER_PLATFORM_DIRS": "1"})
     base = f"http://127.0.0.1:{port}"
-    page, blocked, _ = _page(browser, (base, f"ws://127.0.0.1:{port}", "data:", "blob:"))
+    page, blocked, _ = guarded_page(browser, (base, f"ws://127.0.0.1:{port}", "data:", "blob:"))
     try:
-        _wait_http(base + "/api", proc)   # not "/": each visit of the app starts a kernel running the notebook
+        wait_http(base + "/api", proc)   # not "/": each visit of the app starts a kernel running the notebook
         page.goto(base + "/", timeout=180_000)
         explorer = page.locator(".widget-vbox").filter(has=page.locator(".widget-dropdown select")).filter(
             has=page.locator(".widget-output img")).last
@@ -180,11 +114,7 @@ def test_the_report_app_on_the_user_s_model_draws_and_redraws_when_a_row_is_pick
         raise AssertionError(f"{exc}\n--- server log (tail) ---\n{tail}") from None
     finally:
         page.context.close()
-        proc.terminate()   # SIGTERM stops the app as Ctrl-C does: Voilà stops and the signed inputs are deleted
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc, timeout=30)   # SIGTERM stops the app as Ctrl-C does: Voilà stops and the signed inputs are deleted
         log.close()
     assert proc.returncode is not None
     folders = re.findall(r"/\S*kernelxai-report-app-\w+", (tmp_path / "server.log").read_text())

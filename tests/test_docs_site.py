@@ -12,17 +12,13 @@ are missing while the site exists. Screenshots go to build/browser/.
 
 from __future__ import annotations
 
-import os
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
+from browsing import ROOT, SHOTS, chromium, guarded_page
 
-ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "build" / "docs"
-SHOTS = ROOT / "build" / "browser"
-CHROMIUM = os.environ.get("KERNELXAI_CHROMIUM", "/usr/bin/chromium")
 # an API page whose docstring holds a ``.. math::`` block, and a gallery notebook with a figure
 API_PAGE = "api/generated/kernelxai.kernels.Matern.html"
 NOTEBOOK_PAGE = "gallery/01-shapley-games.html"
@@ -63,44 +59,13 @@ def test_no_page_loads_from_the_network():
     assert (SITE / "_static" / "mathjax" / "tex-chtml.js").exists(), "MathJax is not bundled"
 
 
-def _unavailable(reason):
-    if os.environ.get("CI"):
-        pytest.fail(f"docs browser test cannot run in CI: {reason}")
-    pytest.skip(f"docs browser test skipped: {reason}")
-
-
 @pytest.fixture(scope="module")
 def page():
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"{CHROMIUM} not found (install Debian's chromium: apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed (pip install playwright)")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                  "--allow-file-access-from-files"],
-        )
-        context = browser.new_context(viewport={"width": 1300, "height": 1000})
-        blocked = []
-
-        def block(route):
-            if route.request.url.startswith("file://"):
-                route.continue_()
-            else:
-                blocked.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", block)
-        pg = context.new_page()
+    with chromium(["--allow-file-access-from-files"], what="docs browser test") as browser:
+        pg, blocked, _ = guarded_page(browser, "file://")
         pg.blocked = blocked
         yield pg
-        context.close()
-        browser.close()
+        pg.context.close()
 
 
 def _open(page, relative):
