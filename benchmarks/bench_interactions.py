@@ -44,7 +44,12 @@ Prints, measured in this run (timings are noisy on shared cores: read the ratios
    route's time, else among all). kernelxai's own ``method="sampled"`` (order 2) too.
    Without shapiq, parts 2 and 3 are skipped with a message.
 
-Usage: python benchmarks/bench_interactions.py [--quick] [--index NAME] [--skip-shapiq]
+The route's loops outside BLAS run compiled where numba is installed (``kernelxai[numba]``;
+``kernelxai.estimators._interaction_gram_numba``): the kernels are loaded before the timings
+(a call loads them itself only when it is long enough to pay for that), and the header says
+which loops ran. ``--numpy`` keeps the numpy loops.
+
+Usage: python benchmarks/bench_interactions.py [--quick] [--index NAME] [--skip-shapiq] [--numpy]
   --quick: order 2 at d = 10, 50; order 3 at d = 10, 20; ExactComputer at d = 10, 12,
   order 2; sampling at order 2, d = 50.
 """
@@ -61,6 +66,8 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from sklearn.svm import SVR
 
 import kernelxai as kx
+import kernelxai.estimators._interaction_gram as _gram
+from kernelxai.estimators._interaction_gram_numba import gram_kernels, numba_available
 from kernelxai.estimators._interaction_indices import get_index
 from kernelxai.estimators._interaction_product_orders import product_interaction_orders, product_orders_work
 
@@ -278,6 +285,9 @@ def errors(approx, exact_table):
 
 
 def _shapiq_run(conn, factory, budget, value_function):
+    devnull = os.open(os.devnull, os.O_WRONLY)          # the child's own output (LightGBM's log) is not the table's
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -376,11 +386,24 @@ def part_sampling(shapiq, cases, results, index):
         print(f"{k:>2} {d:>4} {'product route (exact)':>26} {'':>9} {t_route:>8.3f}")
 
 
+def loops(numpy_only):
+    """Load the compiled loops of the route (where numba is installed and not ``numpy_only``); say which run."""
+    if numpy_only:
+        _gram.USE_NUMBA = False
+        return "loops outside BLAS: numpy (--numpy)"
+    if not numba_available():
+        return "loops outside BLAS: numpy (numba is not installed)"
+    t0 = time.perf_counter()
+    gram_kernels()
+    return f"loops outside BLAS: compiled (numba), loaded in {time.perf_counter() - t0:.1f} s before the timings"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a few cases of each part")
     ap.add_argument("--index", default="k-SII", help="the interaction index (default k-SII)")
     ap.add_argument("--skip-shapiq", action="store_true", help="part 1 only")
+    ap.add_argument("--numpy", action="store_true", help="the route's numpy loops even where numba is installed")
     args = ap.parse_args()
     index = get_index(args.index).name
     if args.quick:
@@ -394,6 +417,7 @@ def main():
     print(f"kernelxai {kx.__version__}, numpy {np.__version__}, BLAS threads "
           f"{max((p.get('num_threads', 1) for p in threadpoolctl.threadpool_info()), default=1)}, "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    print(loops(args.numpy))
     start = time.perf_counter()
     results = part_arithmetic(cases, index)
     shapiq = None

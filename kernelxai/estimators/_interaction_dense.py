@@ -95,8 +95,8 @@ from .._config import working_elements
 from ._gauss_legendre import gauss_legendre_01, nodes_needed
 from ._interaction_indices import all_sets, lex_rank, n_sets
 
-__all__ = ["fast_terms", "block_nodes", "NodeRows", "dense_values", "add_dense", "prefix_plan",
-           "taylor_first", "SLAB_ELEMENTS", "GEMM_ROWS", "GROUP_ELEMENTS"]
+__all__ = ["fast_terms", "block_nodes", "bound_free", "exact_nodes", "nodes_from_sums", "NodeRows", "dense_values",
+           "add_dense", "prefix_plan", "taylor_first", "SLAB_ELEMENTS", "GEMM_ROWS", "GROUP_ELEMENTS"]
 
 #: Smallest factor magnitude of the fast path (as the general route's division threshold).
 _TINY = 2.0**-960
@@ -141,18 +141,36 @@ def block_nodes(AT, CT, DT, plans, d) -> int:
     """Gauss-Legendre nodes of a block of fast terms (AT, CT, DT = AT - CT: (K, d, R), players along the
     second axis): the most any size with a density needs by the certified bound (module docstring);
     the exact count where a factor is negative; 0 when no size has a density."""
-    sizes = [p for p in plans if p.rule.density]
-    if not sizes:
-        return 0
-    exact = max(p.gl_exact for p in sizes)
-    if exact <= _FEW_NODES or not (AT.min() >= 0 and CT.min() >= 0):    # the bound rarely needs fewer
-        return exact
+    free = bound_free(plans)
+    if free is not None:
+        return free
+    if not (AT.min() >= 0 and CT.min() >= 0):
+        return exact_nodes(plans)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = np.add(AT, CT)
         np.divide(DT, rho, out=rho)
     s0 = float(np.abs(np.add.reduce(rho, axis=1)).max())
     s2 = float(np.einsum("kdr,kdr->kr", rho, rho).max())
     s1 = float(np.add.reduce(np.abs(rho, out=rho), axis=1).max())
+    return nodes_from_sums(plans, d, s0, s1, s2)
+
+
+def exact_nodes(plans) -> int:
+    """The most Gauss-Legendre nodes any size with a density has in its exact rule (0 without a density)."""
+    return max([p.gl_exact for p in plans if p.rule.density] + [0])
+
+
+def bound_free(plans):
+    """The node count of a block where the bound is not computed (no density: 0; an exact count of
+    :data:`_FEW_NODES` or fewer: that count), else None."""
+    exact = exact_nodes(plans)
+    return exact if exact <= _FEW_NODES else None
+
+
+def nodes_from_sums(plans, d, s0, s1, s2) -> int:
+    """:func:`block_nodes` from the block's largest sums of rho = D / (a + c) over the players:
+    s0 of |sum rho|, s1 of sum |rho|, s2 of sum rho**2 (nonnegative factors)."""
+    sizes = [p for p in plans if p.rule.density]
     n = 1
     for p in sizes:
         need = max(nodes_needed(s1 + a + b, s2 + a + b, d - p.t + a + b + 1, s0 + p.t + a + b)

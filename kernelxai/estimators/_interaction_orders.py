@@ -54,7 +54,7 @@ from ._interaction_indices import (
     get_index,
     n_sets,
 )
-from ._interaction_product_orders import _Size, product_interaction_orders, product_orders_work
+from ._interaction_product_orders import product_interaction_orders, product_orders_work, size_plan
 from ._registry import CostLimitError, NotApplicableError, check_cost, format_seconds
 from ._term_tasks import estimate_nodes
 
@@ -366,7 +366,7 @@ def _product_work(game, request, computed, passes, gathered=()) -> Work:
     # the rows (factors at the nodes, ratios, row products) are formed once per pass for all sizes
     work = game.term_work() + Work(flops=_PREP_FLOPS * terms * n * shared * d * max(passes.values(), default=1))
     for t, m in computed.items():
-        size = _Size(idx, t, d, k)
+        size = size_plan(idx, t, d, k)
         total = product_orders_work(d, terms, n, idx, k, n_sets_by_size={t: m})["multiply_adds"]
         exact = float(m) * terms * n * size.Q * max(t, 1)
         values = float(m) * terms * n * per_size[t] * max(t, 1)
@@ -392,7 +392,7 @@ def value_rows(game, request, computed) -> tuple[dict[int, int], int]:
     ({1: 9, 2: 7}, 9)
     """
     idx, k, d = request.index, request.order, game.n_players
-    plans = {t: _Size(idx, t, d, k) for t in computed}
+    plans = {t: size_plan(idx, t, d, k) for t in computed}
     dense = [p for p in plans.values() if p.rule.density]
     # the probe forms the game's first terms: not worth it where the exact count is a few nodes anyway
     first = estimate_nodes(game) if max([p.gl_exact for p in dense] + [0]) > _PROBE_FROM else d

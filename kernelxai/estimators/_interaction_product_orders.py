@@ -31,8 +31,11 @@ bounded ratios and row products within :math:`2^{\pm 600}` (kernel values: the u
 take the *fast path* of ``_interaction_dense``: one set of rows (term, node) shared by every
 size of the call, formed one node at a time, the values of all sets of a size by matrix
 products whose prefix weights are built incrementally, and a node count certified by a bound
-(often 6-10 nodes where the exact rule has d/2; that module's docstring). The other terms
-take the *general route* below, each size at its own exact nodes. The blocks of terms are
+(often 6-10 nodes where the exact rule has d/2; that module's docstring). Where a call wants
+every set of sizes up to 3 of an interaction index (superset form), its fast terms take
+``_interaction_gram`` instead: the same nodes and weights, the pairs as one symmetric rank-k
+update per tile of terms, the triples by their middle player (that module's docstring). The
+other terms take the *general route* below, each size at its own exact nodes. The blocks of terms are
 summed on as many threads as there are CPUs, each into partial sums of its own that are
 added in the blocks' order, so the result does not depend on the threads. What follows
 describes the general route; the fast path does the same arithmetic where it applies.
@@ -96,6 +99,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+from functools import lru_cache
 
 import numpy as np
 
@@ -105,9 +109,11 @@ from ..games import ProductGame
 from ._common import progress_bar
 from ._interaction_dense import SLAB_ELEMENTS, NodeRows, add_dense, dense_values, fast_terms, taylor_first
 from ._interaction_enumeration import OrderValues, _group_sets
+from ._interaction_gram import BLOCK_ELEMENTS as GRAM_ELEMENTS
+from ._interaction_gram import gram_block, gram_sizes, prepare_kernels
 from ._interaction_indices import InteractionIndex, all_sets, get_index, lex_rank, n_sets
 
-__all__ = ["product_interaction_orders", "product_orders_work", "MAX_DENSE_SETS"]
+__all__ = ["product_interaction_orders", "product_orders_work", "size_plan", "MAX_DENSE_SETS"]
 
 #: Factors below this magnitude (or not finite) send their row to the division-free route.
 _TINY = 2.0**-960
@@ -119,6 +125,9 @@ _RENORM_EVERY = 16
 #: Terms whose factors allow it take the shared rows of ``_interaction_dense`` (False: every term
 #: takes each size's own rows; the tests compare the two).
 _FAST_PATH = True
+#: Blocks of fast terms whose call wants every set of sizes 0..3 of a superset-form index take
+#: ``_interaction_gram`` (False: ``_interaction_dense`` for all of them; the tests compare the two).
+_GRAM = True
 
 
 # --------------------------------------------------------------------------- #
@@ -153,6 +162,17 @@ class _Size:
     @property
     def has_points(self):
         return len(self.bx) > 0
+
+
+@lru_cache(maxsize=256)
+def _cached_size(name, t, d, k) -> _Size:
+    return _Size(get_index(name), t, d, k)
+
+
+def size_plan(idx: InteractionIndex, t, d, k) -> _Size:
+    """The :class:`_Size` of an index's sets of size t (kept: a rule in exact fractions takes ~0.1 ms to build,
+    a tenth of a small call's time, and the same plan makes ``_interaction_dense._row_plan``'s cache hit)."""
+    return _cached_size(idx.name, int(t), int(d), int(k))
 
 
 def _factors_at(A, C, x, s):
@@ -653,13 +673,17 @@ def _blocks(block, jobs, n, d, work):
     w = np.broadcast_to(w, shape[:2])
     plans = tuple({id(j.size): j.size for j in jobs}.values())
     fast = fast_terms(a, c) if _FAST_PATH else np.zeros(R, dtype=bool)
+    gram = fast.all() and _gram_call(jobs, plans)
     if fast.all():
-        budget, per_term = min(work, SLAB_ELEMENTS), d
+        budget, per_term = min(work, GRAM_ELEMENTS if gram else SLAB_ELEMENTS), d
     else:
         budget, per_term = work, 8 * max([j.size.Q + len(j.size.bx) for j in jobs] + [1]) * d + d
     rc = max(1, min(R, budget // per_term))
     if fast.all() and rc == R and K == 1 and R >= 64 * _PIECES and _threaded(R, d, jobs):
         rc = -(-R // _PIECES)
+    elif gram and rc < R:                       # pieces of one size, a multiple of _PIECES of them
+        pieces = -(-R // rc)
+        rc = -(-R // (-(-pieces // _PIECES) * _PIECES))
     kc = max(1, min(K, budget // (per_term * R))) if rc == R else 1
     tasks = []
     for k0 in range(0, K, kc):
@@ -671,23 +695,45 @@ def _blocks(block, jobs, n, d, work):
     return tasks
 
 
+def _gram_call(jobs, plans) -> bool:
+    """Whether a pass's fast terms go to ``_interaction_gram``: every job dense, sizes 0..3 of superset form."""
+    return _GRAM and all(job.kind == "dense" for job in jobs) and gram_sizes(plans)
+
+
+def _feed_fast(jobs, block, target, plans):
+    """Add a block's fast terms (A, C, W) to every job: through ``_interaction_gram`` where the call and the
+    terms are its, else through rows shared by all sizes, node by node (``_interaction_dense``). Returns
+    their shares of v(N) and v(empty) (K,)."""
+    A, C, W = block
+    res = None
+    if _gram_call(jobs, plans):
+        outs = {id(job.size): (job.out[target], job.mass[target]) for job in jobs}
+        res = gram_block(A, C, np.broadcast_to(W, A.shape[:2]), plans, outs)
+    if res is not None:
+        for job in jobs:
+            job.node_rows += res.rows[id(job.size)]
+            job.end_block(A, C, W, target)
+        return res.full, res.empty
+    rows = NodeRows(A, C, W, plans, {p.form for p in plans})
+    for qs, P, ratios, p1 in rows:
+        for job in jobs:
+            job.add_node(rows, qs, P, ratios, p1, target)
+    for job in jobs:
+        job.end_block(A, C, W, target)
+    return rows.full, rows.empty
+
+
 def _feed(jobs, block, target, d, fast_plan):
-    """Add one block of terms (A, C, W) to every job: the fast terms through rows shared by all
-    sizes, node by node (``_interaction_dense``; ``fast_plan`` = (plans, which terms)), the others
-    through each size's own rows (:class:`_Rows`). Returns the block's shares of v(N) and v(empty) (K,)."""
+    """Add one block of terms (A, C, W) to every job: the fast terms by :func:`_feed_fast` (``fast_plan`` =
+    (plans, which terms)), the others through each size's own rows (:class:`_Rows`). Returns the block's
+    shares of v(N) and v(empty) (K,)."""
     A, C, W = block
     plans, fast = fast_plan
     full = empty = 0.0
     if fast.any():
         keep = np.flatnonzero(fast)
         Af, Cf, Wf = (A, C, W) if len(keep) == A.shape[1] else (A[:, keep], C[:, keep], W[:, keep])
-        rows = NodeRows(Af, Cf, Wf, plans, {p.form for p in plans})
-        for qs, P, ratios, p1 in rows:
-            for job in jobs:
-                job.add_node(rows, qs, P, ratios, p1, target)
-        for job in jobs:
-            job.end_block(Af, Cf, Wf, target)
-        full, empty = rows.full, rows.empty
+        full, empty = _feed_fast(jobs, (Af, Cf, Wf), target, plans)
         if len(keep) == A.shape[1]:
             return full, empty
     slow = np.flatnonzero(~fast)
@@ -840,12 +886,15 @@ def product_interaction_orders(game, index, order, *, sets=None, top=None, sizes
     d, n = game.n_players, game.n_instances or 1
     k = idx.check_order(order, d)
     groups = _resolve_groups(idx, k, d, sets, top, sizes)
-    plans = {t: _Size(idx, t, d, k) for t in groups}
+    plans = {t: size_plan(idx, t, d, k) for t in groups}
     run = _Pass(game, n, d, max_elements, progress, f"product {idx.name}", n_jobs)
     results: dict[int, OrderValues] = {}
     if top is None:
         jobs = {t: _Job("dense" if chosen is None else "sets", plans[t], n, d, chosen)
                 for t, chosen in groups.items()}
+        if _gram_call(list(jobs.values()), tuple(plans.values())):
+            prepare_kernels(sum(n_sets(d, t) * (p.gl_exact + len(p.rule.points)) for t, p in plans.items())
+                            * game.n_terms() * n)
         v_empty, v_full = run(list(jobs.values()))
         for t, job in jobs.items():
             chosen = groups[t]
@@ -996,7 +1045,7 @@ def product_orders_work(d, n_terms, n_instances, index, order, *, n_sets_by_size
     sizes = n_sets_by_size or {t: n_sets(d, t) for t in idx.sizes(k, d)}
     ops, nodes = 0.0, {}
     for t, m in sizes.items():
-        p = _Size(idx, t, d, k)
+        p = size_plan(idx, t, d, k)
         nodes[t] = p.Q
         ops += float(m) * n_terms * n_instances * p.Q * max(t, 1)
         if p.has_points:
