@@ -28,7 +28,8 @@ PACKAGE = "kernelxai"
 #: a notebook over every stage and is the top stage; ``kernelxai/__init__.py`` (the public names)
 #: re-exports every stage (``report`` lazily), so it is above it: nothing in the library may import it.
 STAGES = [
-    ("ground", ["_config", "_validation", "_suggest", "_argparse", "_params", "_threads", "_calibration", "_linalg", "_memory"]),
+    ("ground", ["_config", "_validation", "_suggest", "_argparse", "_params", "_threads", "_calibration", "_linalg",
+                "_memory"]),
     ("explanation", ["explanation"]),
     ("kernels", ["kernels"]),
     ("games", ["games"]),

@@ -179,7 +179,7 @@ def check_explainable(inputs, echo):
         except Exception as exc:
             raise ReportFailure(f"kx.explain cannot explain {name} ({type(model).__name__}) as asked: "
                                 f"{type(exc).__name__}: {exc}") from exc
-    echo("kx.explain takes the model; running the report notebook")
+    echo("kx.explain takes the model")
 
 
 # --------------------------------------------------------------------------- #
@@ -291,6 +291,7 @@ def report(model: Any, X: Any, *, target: str | None = None, features: Sequence[
     echo(f"{len(inputs.points)} points, {len(inputs.background)} background rows, "
          f"{inputs.points.shape[1]} features; {notes}")
     check_explainable(inputs, echo)
+    echo("running the report notebook")
     paths, numbers = render_report(inputs, out, seed=seed, progress=progress, timeout=timeout, echo=echo)
     drifts = {k: Drift.from_dict(v) for k, v in (numbers.get("drift") or {}).items()}
     result = Report(*paths, numbers=numbers, drift=drifts, seconds=time.perf_counter() - started)
