@@ -68,8 +68,12 @@ def gram_kernels() -> dict:
     """
     with _LOCK:
         if not _KERNELS:
-            import numba
-            from numba import types
+            try:
+                import numba
+                from numba import types
+            except ImportError:
+                raise ImportError("the compiled loops of the interaction route need numba: pip install "
+                                  "'kernelxai[numba]'; without it the numpy loops give the same values") from None
 
             jit = dict(nogil=True, error_model="numpy", cache=True)
             _KERNELS.update(prep=_prep(numba, types, jit), rows=_rows(numba, types, jit))
