@@ -20,7 +20,7 @@ NOTEBOOK_ARGS ?=
 ACCEPT ?=
 ACCEPT_ARG := $(if $(filter 1 yes true,$(ACCEPT)),--accept)
 
-.PHONY: run test lint lab notebooks smoke figures exercises slides docs doctest peer clean help
+.PHONY: run test lint lab notebooks smoke figures exercises slides docs doctest peer pythons clean help
 
 help:
 	@echo "make run    execute all notebooks (default settings) into build/ and print a summary"
@@ -34,7 +34,8 @@ help:
 	@echo "make slides     offline reveal.js slides of the exercise notebooks into build/slides/ (SLIDES=name for one)"
 	@echo "make docs       the documentation site into build/docs/ (offline; any Sphinx warning fails it)"
 	@echo "make doctest    run every docstring Examples section of kernelxai as a test"
-	@echo "make peer       the tests against shapiq >= 1.8 in a Python 3.12 venv of their own (.venv-peer)"
+	@echo "make pythons    the fast suite under Python 3.12 and 3.13 (newest releases, shap >= 0.54, shapiq >= 1.8)"
+	@echo "make peer       make pythons for Python 3.12 only (its venv, .venv-peer, runs the shapiq peer tests)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -107,10 +108,18 @@ docs: $(VENV)/.docs-stamp
 doctest: $(VENV)/.test-stamp
 	$(PY) -m pytest -p no:cacheprovider --doctest-modules kernelxai -q
 
-# The interaction indices against shapiq >= 1.8's ExactComputer, which needs Python >= 3.12: a venv
-# of its own (.venv-peer, Python 3.12), see scripts/peer_venv.sh; .ci/run runs it before make test.
+# The fast suite (the library's unit and property tests and docstring examples, not the slow, notebook,
+# browser and timing tests nor the repository's own checks) under every newer Python the machine offers
+# (3.12 and 3.13, through pyenv), each in a venv of its own with the newest releases resolvable there,
+# shap >= 0.54 and shapiq >= 1.8 (Python >= 3.12 only): the interop tests and the peer tests against
+# shapiq's ExactComputer run there too. A missing Python is skipped with a line saying so. See
+# scripts/newer_pythons.sh; .ci/run runs it before make test; PYTEST_ARGS adds options.
+pythons:
+	scripts/newer_pythons.sh
+
+# Python 3.12 only (.venv-peer, the venv benchmarks/bench_estimators.py runs shapiq in)
 peer:
-	scripts/peer_venv.sh
+	scripts/newer_pythons.sh 3.12
 
 # Rebuild notebooks/*.ipynb from their percent-format sources in notebooks/src/.
 notebooks:

@@ -35,10 +35,10 @@ v(empty) for SII and 0 for BGV at order 1. They are checked to be exactly that, 
 
 Which shapiq offers which index (``OFFERED_SINCE``): all sixteen are in ``ExactComputer``'s
 table of shapiq 1.1 (``shapiq/exact.py``, before 1.2 moved it to ``game_theory``), older
-than the project's floor ``shapiq>=1.2`` (1.2 gave every index but SII the empty set of
-today). A shapiq that lacks an index skips that index's tests and names the version that
+than the project's floors (``shapiq>=1.4``, ``>=1.8`` under Python >= 3.12; 1.2 gave every
+index but SII the empty set of today). A shapiq that lacks an index skips that index's tests and names the version that
 has it. Checked on this project's machines with shapiq 1.4.1 (Python 3.11, ``make test``)
-and shapiq 1.8.0 (Python 3.12, ``scripts/peer_venv.sh``, run by ``.ci/run``).
+and shapiq 1.8.0 (Python 3.12 and 3.13, ``scripts/newer_pythons.sh``, run by ``.ci/run``).
 """
 
 import functools

@@ -94,7 +94,10 @@ print(json.dumps(report))
 def test_the_allocator_is_asked_without_changing_it():
     """Pricing reads glibc's state at the time: a freed large array raises its threshold; asking does not."""
     report = json.loads(_run(_ASKED))
-    assert report["asked"] == report["asked again"] == [False, False, False]
+    assert report["asked"] == report["asked again"]
+    # 4 and 16 MiB are mapped afresh after import; 1 MiB may already come from the heap: under Python 3.12
+    # and 3.13 importing scikit-learn 1.9 or numpy 2.5 frees a mapped block of over 1 MiB (not kernelxai)
+    assert report["asked"][1:] == [False, False]
     # glibc raised its threshold to 4 MiB when the array was freed: 1 and 4 MiB now come from its heap
     assert report["after a free"] == [True, True, False]
 
