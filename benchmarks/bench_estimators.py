@@ -42,9 +42,24 @@ Writes the error-against-budget and coverage figures (``--figures DIR``, default
 ``build/bench_estimators``; ``--docs`` also writes ``docs/figures/estimators-arena.png``) and the
 summary tables as CSV there.
 
+Coverage (``--coverage``, instead of the parts above): every estimator that states intervals
+  (every registered sampled estimator that takes a level, and KernelSHAP's paired design without
+  replacement) on the same three families and games, at 0.9 and 0.95, at budgets
+  ``--coverage-multiples`` x d: the share of (point, feature) pairs whose interval holds the exact
+  value, per estimator, family, level and budget, marked where it is more than 0.02 from the level;
+  ``coverage_summary.csv`` and the coverage figure (``--docs``: ``docs/figures/estimators-coverage.png``).
+
+The guide (``--write-guide``, instead of the parts above): the arena without intervals on the same
+  games (every registered sampled estimator and KernelSHAP without replacement, budgets
+  ``--coverage-multiples`` x d), written to ``kernelxai/estimators/_arena_errors.json``: the package
+  data behind ``meta["arena_error"]``, the error shown beside every sampled estimate.
+
 Usage: python benchmarks/bench_estimators.py [--quick] [--d 10,50,200,1000] [--seeds 4]
          [--points 3] [--max-evaluations 40000] [--skip-shapiq] [--docs] [--part 1|2] [--replot DIR]
+         [--coverage | --write-guide] [--coverage-multiples 5,10,20,50,100] [--methods a,b]
   --quick: d = 10 and 50, budgets 5d..50d, 2 seeds, 2 points.
+  Coverage as measured for the docs: --coverage --d 10 --seeds 50 --points 4 --coverage-multiples
+  5,10,20,50,60,100; --coverage --d 50 --seeds 10 --points 4 --coverage-multiples 5,20,100.
 """
 
 import argparse
@@ -360,6 +375,193 @@ def compare_with_peer(case, ours, peer, default):
 
 
 # --------------------------------------------------------------------------- #
+# coverage: every stated interval against the exact values, at 0.9 and 0.95
+# --------------------------------------------------------------------------- #
+#: The levels whose coverage is measured, and the issue's tolerance around them.
+COVERAGE_LEVELS = (0.9, 0.95)
+COVERAGE_TOLERANCE = 0.02
+
+
+def interval_methods(d):
+    """{label: (name, options)}: every registered sampled estimator that states intervals (asked at a level),
+    and KernelSHAP's paired design without replacement, which states its own."""
+    from kernelxai.explainers._arena import interval_options
+
+    out = {}
+    for name, est in sorted(kx.estimators.estimators().items()):
+        if est.exact or not interval_options(est, 0.9):
+            continue
+        out[name] = (name, {})
+    out["kernel (replace=False)"] = ("kernel", {"replace": False})
+    return out
+
+
+def coverage_cases(dims, points, only=None):
+    """The games of the coverage run: the arena's (``cases``) without the model-call copies."""
+    return [c for c in cases(dims, points) if not c["calls"] and (only is None or c["family"] in only)]
+
+
+def run_coverage(case, budgets, seeds, methods):
+    """{level: EstimatorComparison} of one game, every interval-stating method, at both levels."""
+    out = {}
+    with kx.config_context(progress=False, max_cost=None):
+        for level in COVERAGE_LEVELS:
+            out[level] = kx.compare_estimators(case["model"], case["X"], case["value"], case["background"],
+                                               methods=methods, budgets=budgets, seeds=seeds,
+                                               truth=case["truth"], level=level)
+    return out
+
+
+def coverage_rows(case, by_level):
+    """Rows (d, family, method, level, budget, coverage, pairs, width) of one game's coverage runs."""
+    rows = []
+    for level, arena in by_level.items():
+        f = arena.frame[arena.frame["coverage"].notna()]
+        for (method, budget), g in f.groupby(["method", "budget"], sort=False):
+            rows.append(dict(d=case["d"], family=case["family"], method=method, level=level, budget=int(budget),
+                             coverage=float(g["coverage"].mean()), pairs=int(len(g)) * case["d"],
+                             width=float(g["width"].mean())))
+    return rows
+
+
+def coverage_part(args):
+    """--coverage: the coverage of every stated interval, per estimator, family, level and budget."""
+    import pandas as pd
+
+    dims = [int(x) for x in args.d.split(",")]
+    seeds, points = args.seeds, args.points
+    print(f"== Coverage: d = {dims}, levels {list(COVERAGE_LEVELS)}, {seeds} seeds x {points} points, "
+          f"budgets {args.coverage_multiples} x d (at most {args.max_evaluations})")
+    multiples = [int(m) for m in args.coverage_multiples.split(",")]
+    rows, arenas = [], []
+    for case in coverage_cases(dims, points):
+        d = case["d"]
+        methods = interval_methods(d)
+        if args.methods:
+            methods = {k: v for k, v in methods.items() if k in args.methods.split(",")}
+        start = time.perf_counter()
+        by_level = run_coverage(case, budgets_for(d, multiples, args.max_evaluations), seeds, methods)
+        rows += coverage_rows(case, by_level)
+        arenas.append(({k: v for k, v in case.items() if k != "model"}, by_level))
+        print(f"   {label(case)}: {time.perf_counter() - start:.0f} s", flush=True)
+    table = pd.DataFrame(rows)
+    outdir = Path(args.figures)
+    outdir.mkdir(parents=True, exist_ok=True)
+    table.to_csv(outdir / "coverage_summary.csv", index=False)
+    with open(outdir / "coverage_arenas.pkl", "wb") as fh:
+        pickle.dump(arenas, fh)
+    print_coverage(table)
+    coverage_figure(arenas, outdir, args.docs)
+
+
+def print_coverage(table):
+    """Coverage per method and family (rows) and (d, level, budget) (columns); misses marked with *."""
+    import pandas as pd
+
+    miss = (table["coverage"] - table["level"]).abs() > COVERAGE_TOLERANCE
+    text = table["coverage"].map("{:.3f}".format) + miss.map({True: "*", False: ""})
+    wide = table.assign(text=text).pivot_table(index=["method", "family"], columns=["d", "level", "budget"],
+                                               values="text", aggfunc="first")
+    with pd.option_context("display.width", 250, "display.max_columns", 40):
+        print(f"coverage (* outside level +- {COVERAGE_TOLERANCE}); pairs per cell: "
+              f"{int(table['pairs'].min())}-{int(table['pairs'].max())}")
+        print(wide.to_string())
+    worst = table.assign(gap=table["coverage"] - table["level"]).groupby(["method", "level"])["gap"]
+    print("per method and level: coverage - level, smallest and largest over families, d and budgets")
+    print(pd.concat({"min": worst.min(), "max": worst.max()}, axis=1).to_string(float_format="{:+.3f}".format))
+
+
+def coverage_figure(arenas, outdir, docs):
+    """Coverage against budget at 0.95, one panel per family and d (``estimators-coverage.png`` with --docs)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dims = sorted({c["d"] for c, _ in arenas})
+    fams = sorted({c["family"] for c, _ in arenas})
+    fig, axes = plt.subplots(len(fams), len(dims), figsize=(4.2 * len(dims), 3.0 * len(fams)), squeeze=False)
+    for c, by_level in arenas:
+        ax = axes[fams.index(c["family"]), dims.index(c["d"])]
+        kx.plots.estimator_coverage(by_level[0.95], ax=ax, title=f"{c['family']}, d = {c['d']}")
+        ax.set_ylim(0.8, 1.0)
+        if (fams.index(c["family"]), dims.index(c["d"])) != (0, 0):
+            ax.get_legend().remove()
+    fig.tight_layout()
+    fig.savefig(outdir / "coverage.png", dpi=110)
+    if docs:
+        fig.savefig(ROOT / "docs" / "figures" / "estimators-coverage.png", dpi=80)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- #
+# the guide: the error measured here, shipped beside every sampled estimate
+# --------------------------------------------------------------------------- #
+GUIDE_PATH = ROOT / "kernelxai" / "estimators" / "_arena_errors.json"
+
+
+def guide_methods():
+    """{label: (name, options)}: every registered sampled estimator, and KernelSHAP without replacement
+    (labels as ``kernelxai.estimators._arena_guide.guide_label`` gives them for a call)."""
+    out = {name: (name, {}) for name, est in sorted(kx.estimators.estimators().items()) if not est.exact}
+    out["kernel (replace=False)"] = ("kernel", {"replace": False})
+    return out
+
+
+def guide_table(arenas):
+    """{label: [rows]}: per (d, budget) the mean error of each model family, their median and range."""
+    acc = {}
+    for case, arena in arenas:
+        s = arena.summary().reset_index()
+        for _, r in s[s["budget"].notna() & s["mean_error"].notna()].iterrows():
+            key = (r["method"], case["d"], int(r["budget"]))
+            acc.setdefault(key, {})[case["family"]] = float(r["mean_error"])
+    table = {}
+    for (method, d, budget), by_model in sorted(acc.items()):
+        errors = sorted(by_model.values())
+        table.setdefault(method, []).append(dict(d=int(d), budget=budget, error=float(np.median(errors)),
+                                                 range=[errors[0], errors[-1]], by_model=by_model))
+    return table
+
+
+def guide_part(args):
+    """--write-guide: the arena (no intervals) on the three families; the table written as package data."""
+    import datetime
+    import platform
+
+    dims = [int(x) for x in args.d.split(",")]
+    multiples = [int(m) for m in args.coverage_multiples.split(",")]
+    print(f"== The guide: d = {dims}, budgets {multiples} x d (at most {args.max_evaluations}), {args.seeds} seeds, "
+          f"{args.points} points")
+    arenas = []
+    for case in coverage_cases(dims, args.points):
+        start = time.perf_counter()
+        with kx.config_context(progress=False, max_cost=None):
+            arena = kx.compare_estimators(case["model"], case["X"], case["value"], case["background"],
+                                          methods=guide_methods(), seeds=args.seeds, truth=case["truth"],
+                                          budgets=budgets_for(case["d"], multiples, args.max_evaluations),
+                                          level=None)
+        arenas.append((case, arena))
+        print(f"   {label(case)}: {time.perf_counter() - start:.0f} s", flush=True)
+    run = {"summary": (f"benchmarks/bench_estimators.py --write-guide --d {args.d} --seeds {args.seeds} --points "
+                       f"{args.points} --coverage-multiples {args.coverage_multiples}, "
+                       f"{datetime.date.today().isoformat()}"),
+           "models": "RBF SVR, kernel ridge and GP mean (scikit-learn), settings scaled to d: diabetes at d = 10, "
+                     "PKeX Exp. 1's design (X ~ N(0, I), y = X beta + noise) beyond; the interventional game over "
+                     "5 background rows up to d = 50, the functional-baseline game beyond",
+           "dims": dims, "budget_multiples": multiples, "seeds": args.seeds, "points": args.points,
+           "python": platform.python_version(), "kernelxai": kx.__version__}
+    out = {"what": "mean relative squared error ||phi_hat - phi||^2 / ||phi||^2 against exact values, per method "
+                   "(label), d and budget (game evaluations): the median over the model families of each "
+                   "family's mean over seeds and points ('error'), their range and each ('by_model')",
+           "label": "measured by the arena on other models (product-kernel SVR / kernel ridge / GP mean), "
+                    "not on yours",
+           "run": run, "errors": guide_table(arenas)}
+    GUIDE_PATH.write_text(json.dumps(out, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    print(f"written {GUIDE_PATH.relative_to(ROOT)} ({len(out['errors'])} methods)")
+
+
+# --------------------------------------------------------------------------- #
 # figures
 # --------------------------------------------------------------------------- #
 def figures(arenas, outdir, docs):
@@ -394,9 +596,7 @@ def figures(arenas, outdir, docs):
             if (fams.index(c["family"]), cdims.index(c["d"])) != (0, 0):
                 ax.get_legend().remove()
         fig.tight_layout()
-        fig.savefig(outdir / "coverage.png", dpi=110)
-        if docs:
-            fig.savefig(ROOT / "docs" / "figures" / "estimators-coverage.png", dpi=80)
+        fig.savefig(outdir / "arena_coverage.png", dpi=110)   # the docs' coverage figure is --coverage's
         plt.close(fig)
     print(f"\nfigures and tables in {outdir}")
 
@@ -421,7 +621,17 @@ def arguments():
     ap.add_argument("--figures", default=str(ROOT / "build" / "bench_estimators"))
     ap.add_argument("--docs", action="store_true", help="also write docs/figures/estimators-*.png")
     ap.add_argument("--part", type=int, choices=(1, 2), default=None)
-    ap.add_argument("--replot", metavar="DIR", help="redraw the figures of a run saved in DIR (arenas.pkl)")
+    ap.add_argument("--replot", metavar="DIR", help="redraw the figures of a run saved in DIR (arenas.pkl, "
+                                                     "coverage_arenas.pkl; DIR1,DIR2: coverage runs drawn together)")
+    ap.add_argument("--coverage", action="store_true",
+                    help="only the coverage of the stated intervals at 0.9 and 0.95 (every interval-stating "
+                         "estimator; --d, --seeds, --points; budgets --coverage-multiples x d)")
+    ap.add_argument("--coverage-multiples", default="5,10,20,50,100", help="budgets of --coverage, as multiples of d")
+    ap.add_argument("--methods", default=None, help="--coverage: only these labels (comma-separated)")
+    ap.add_argument("--write-guide", action="store_true",
+                    help="only the arena without intervals (every sampled estimator, --d, --seeds, --points, budgets "
+                         "--coverage-multiples x d), written to kernelxai/estimators/_arena_errors.json: the error "
+                         "shown beside every sampled estimate")
     ap.add_argument("--peer-worker", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
     return ap.parse_args()
 
@@ -495,15 +705,34 @@ def peer_part(args, all_cases, multiples, seeds):
         print(f"  {label(case)}: {'; '.join(parts)} -> {'yes' if ok else 'NO'}")
 
 
+def other_mode(args):
+    """--replot, --coverage or --write-guide (instead of the parts); whether one of them ran."""
+    if args.replot:   # DIR, or DIR1,DIR2,...: coverage runs of several d drawn as one figure
+        dirs = [Path(p) for p in args.replot.split(",")]
+        if (dirs[0] / "arenas.pkl").exists():
+            with open(dirs[0] / "arenas.pkl", "rb") as fh:
+                figures(pickle.load(fh), dirs[0], args.docs)
+        covered = []
+        for saved in dirs:
+            if (saved / "coverage_arenas.pkl").exists():
+                with open(saved / "coverage_arenas.pkl", "rb") as fh:
+                    covered += pickle.load(fh)
+        if covered:
+            coverage_figure(covered, dirs[0], args.docs)
+    elif args.coverage:
+        coverage_part(args)
+    elif args.write_guide:
+        guide_part(args)
+    return bool(args.replot or args.coverage or args.write_guide)
+
+
 def main():
     args = arguments()
     sys.stdout.reconfigure(line_buffering=True)
     if args.peer_worker:
         peer_worker(*args.peer_worker)
         return
-    if args.replot:
-        with open(Path(args.replot) / "arenas.pkl", "rb") as fh:
-            figures(pickle.load(fh), Path(args.replot), args.docs)
+    if other_mode(args):
         return
     if args.part in (None, 1) and not args.peer_only:
         vectorised()

@@ -403,6 +403,7 @@ def test_the_wheel_ships_the_notebooks_and_their_baselines(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "kernelxai/check.py" in names
     assert "kernelxai/report/report.ipynb" in names, "the report notebook of python -m kernelxai.report"
+    assert "kernelxai/estimators/_arena_errors.json" in names, "the arena's errors shown beside sampled estimates"
     for path in NOTEBOOKS:
         assert f"kernelxai/_notebooks/{path.name}" in names, path.name
         assert f"kernelxai/_notebooks/baselines/{path.stem}.json" in names, path.stem

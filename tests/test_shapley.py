@@ -202,7 +202,7 @@ def test_budgets_too_small():
 def test_exact_refuses_huge_games():
     g = kx.FunctionGame(lambda z: z.sum(1).astype(float), 40)
     with pytest.raises(ValueError, match="2\\*\\*40 coalitions.*Methods that apply: 'bayes_shap', 'kernel', "
-                                         "'leverage_shap', 'msr', 'permutation', 'polyshap'"):
+                                         "'leverage_shap', 'msr', 'oddshap', 'permutation', 'polyshap'"):
         kx.shapley_values(g, method="exact")
     # while sampling methods still work, and are exact for additive games
     e = kx.shapley_values(g, method="kernel", n_coalitions=200, seed=0)

@@ -17,10 +17,13 @@ module            methods                           what it needs and gives
                                                     order), stratified t-intervals
 ``msr``           ``msr`` (``regression_msr``)      any game; regression-adjusted Monte Carlo,
                                                     unbiased, t-intervals
+``oddshap``       ``oddshap`` (``odd_shap``)        any game; OddSHAP (odd regression with the odd
+                                                    interactions of a tree proxy); no intervals
 ``permutation``   ``permutation``                   any game; t-intervals
 ``quadrature``    ``product`` (``quadrature``),     a ProductGame; exact in polynomial time
                   ``stable``, ``newton``
-``bayes``         ``bayes_shap`` (``bayes``)        any game; Bayesian credible intervals
+``bayes``         ``bayes_shap`` (``bayes``)        any game; Bayesian SHAP, design-based (sandwich)
+                                                    intervals (credible ones when asked)
 ================  ================================  ===============================================
 
 The product routes behind ``quadrature``: ``product`` (the face: ``product_shapley``),
@@ -31,17 +34,30 @@ The product routes behind ``quadrature``: ``product`` (the face: ``product_shapl
 (:func:`kx.shapley_interactions <kernelxai.shapley_interactions>`):
 ``interaction_index`` (SII, k-SII, STII, FSII as functionals of worths),
 ``interaction_exact``, ``interaction_product``, ``interaction_sampled`` and
-``interaction_plan`` (route and cost). Behind ``leverage_shap``, ``polyshap`` and ``kernel``
-without replacement: ``pair_sampling`` (complementary pairs without replacement, stratified by
-size) and ``odd_regression`` (one equation per pair, efficiency exact, stratified intervals).
+``interaction_plan`` (route and cost). Behind ``leverage_shap``, ``polyshap``, ``oddshap`` and
+``kernel`` without replacement: ``pair_sampling`` (complementary pairs without replacement,
+stratified by size) and ``odd_regression`` (one equation per pair, efficiency exact, stratified
+intervals); behind ``oddshap`` also ``tree_proxy`` (boosted trees on coalitions and their exact
+odd Fourier coefficients).
 ``shapley`` is the entry point
-``kx.shapley_values``; ``common`` the pieces the estimators share.
+``kx.shapley_values``; ``common`` the pieces the estimators share; ``arena_guide`` the error the
+arena measured (package data ``_arena_errors.json``), put beside every sampled estimate.
 
 ``kx.shapley_values(game, method=...)`` checks a method's requirements and
 options once; ``method="auto"`` asks every applicable estimator for its cost.
 """
 
-from . import _bayes, _exact, _kernelshap, _leverageshap, _msr, _permutation, _polyshap, _quadrature  # registration
+from . import (  # registration
+    _bayes,
+    _exact,
+    _kernelshap,
+    _leverageshap,
+    _msr,
+    _oddshap,
+    _permutation,
+    _polyshap,
+    _quadrature,
+)
 from ._choose import choose
 from ._common import t_interval
 from ._product import PrecisionError, estimate_nodes, gauss_legendre_01, product_shapley, reference_shapley

@@ -19,10 +19,16 @@ __all__ = ["choose", "choose_with_cost", "SAMPLED_RULES", "choose_sampled"]
 #: method is not registered, does not apply to the game, needs a larger budget (its ``min_budget``)
 #: or does not take the options given is passed over; KernelSHAP is the last word. The rules and the
 #: measurements behind them: docs/user-guide/estimators.md, "Which sampled estimator".
-#: Measured (benchmarks/bench_estimators.py, three product-kernel model families): Leverage SHAP's mean
-#: relative squared error was 0.48-0.69x KernelSHAP's at every budget from 5d at d = 50 and 200,
-#: 0.26-0.44x at d = 1000 (5d-20d), and 0.20-0.67x from 10d at d = 10 (at 5d there 1.26x: KernelSHAP kept).
+#: Measured (benchmarks/bench_estimators.py, three product-kernel model families -- RBF SVR, kernel ridge,
+#: GP mean -- 3 points; at d = 50 (16 seeds) and 200 (8 seeds) beside shapiq 1.8's approximators, same games):
+#: d >= 200, from 5d: OddSHAP, 0.70-1.04x the error of shapiq's best approximator at every budget 5d-100d
+#: at d = 200 (its MSR with a linear proxy at 5d-10d, its OddSHAP from 20d), 0.08-0.40x KernelSHAP's and
+#: 0.2-0.8x Leverage SHAP's (which had 1.13-7.0x shapiq's best there); d >= 50, from 5d: Leverage SHAP,
+#: 0.94-1.02x shapiq's best at 5d-100d at d = 50 (16 seeds; OddSHAP the same within noise, 0.92-1.10x,
+#: for the cost of its proxy), 0.47-0.72x KernelSHAP's; any d from 10d: Leverage SHAP, 0.20-0.67x
+#: KernelSHAP's at d = 10 (at 5d there 1.26x: KernelSHAP kept).
 SAMPLED_RULES: tuple[tuple[int, float, str], ...] = (
+    (200, 5.0, "oddshap"),
     (50, 5.0, "leverage_shap"),
     (1, 10.0, "leverage_shap"),
     (1, 0.0, "kernel"),
@@ -36,8 +42,8 @@ def choose(game: Game, options: dict[str, Any] | None = None) -> tuple[Estimator
     automatically (enumeration up to 12 players, the product routes for
     product games), the one with the lowest estimated cost; if none applies,
     the sampled estimator the arena measured most accurate at this d and budget
-    (:data:`SAMPLED_RULES`: Leverage SHAP from 5d evaluations at d >= 50 and
-    from 10d at any d), else KernelSHAP.
+    (:data:`SAMPLED_RULES`: OddSHAP from 5d evaluations at d >= 200, Leverage SHAP
+    from 5d at d >= 50 and from 10d at any d), else KernelSHAP.
 
     Parameters
     ----------

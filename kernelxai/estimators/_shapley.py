@@ -29,6 +29,7 @@ from .._params import Either, InstanceOf, Seed, Text, parameters
 from .._validation import check_rng
 from ..explanation import Explanation
 from ..games import Game
+from ._arena_guide import measured_error
 from ._choose import choose_with_cost
 from ._common import as_instances, bar_open, call_estimate, t_interval
 from ._registry import (
@@ -82,9 +83,9 @@ def applicable_methods(game: Game) -> list[str]:
     >>> import kernelxai as kx
     >>> from kernelxai.estimators import applicable_methods
     >>> applicable_methods(kx.FunctionGame(lambda Z: Z.sum(axis=1), 3))
-    ['bayes_shap', 'exact', 'kernel', 'leverage_shap', 'msr', 'permutation', 'polyshap']
+    ['bayes_shap', 'exact', 'kernel', 'leverage_shap', 'msr', 'oddshap', 'permutation', 'polyshap']
     >>> applicable_methods(kx.ProductGame([[0.5, 0.8, 0.9]], [[1.0, 1.0, 1.0]], [2.0]))
-    ['bayes_shap', 'exact', 'kernel', 'leverage_shap', 'msr', 'newton', 'permutation', 'polyshap',
+    ['bayes_shap', 'exact', 'kernel', 'leverage_shap', 'msr', 'newton', 'oddshap', 'permutation', 'polyshap',
      'product', 'stable']
     """
     return sorted(name for name, est in estimators().items() if est.why_not(game) is None)
@@ -184,7 +185,7 @@ def shapley_values(game: Game, method: str | Estimator = "exact", *, seed: int |
         ``"auto"`` or one of :func:`available_methods`: ``"exact"``,
         ``"kernel"``, ``"permutation"``, ``"product"``, ``"stable"``,
         ``"newton"``, ``"bayes_shap"``, ``"leverage_shap"``, ``"msr"``,
-        ``"polyshap"`` (see :mod:`kernelxai.estimators`).
+        ``"oddshap"``, ``"polyshap"`` (see :mod:`kernelxai.estimators`).
     seed : None, int or numpy.random.Generator
         Randomness of sampling methods.
     **options
@@ -242,7 +243,7 @@ def run_resolved(game, est, why, resolved, seed, cost) -> Explanation:
         resolved = dict(resolved, progress=False)
         with config_context(progress=False):
             result = est.run(game, rng, resolved)
-        return _explanation(game, est, result, why, float("nan"))
+        return _explanation(game, est, result, why, float("nan"), resolved)
     seconds = cost.seconds
     config = get_config()
     if config["max_cost"] is not None and seconds > config["max_cost"]:
@@ -263,10 +264,10 @@ def run_resolved(game, est, why, resolved, seed, cost) -> Explanation:
                    f"({cost.detail})", file=sys.stderr)
     with config_context(progress=bool(progress)), call_estimate(format_seconds(seconds)):
         result = est.run(game, rng, resolved)
-    return _explanation(game, est, result, why, seconds)
+    return _explanation(game, est, result, why, seconds, resolved)
 
 
-def _explanation(game, est, result, why, seconds):
+def _explanation(game, est, result, why, seconds, options):
     n, d = game.n_instances or 1, game.n_players
     values = np.asarray(result.values, dtype=float)
     if values.shape != (n, d):
@@ -283,6 +284,9 @@ def _explanation(game, est, result, why, seconds):
             "budget": result.budget, "estimated_seconds": seconds}
     if why is not None:
         meta["auto"] = why
+    guide = None if est.exact else measured_error(est, options, d, result.budget)
+    if guide is not None:   # a sampled estimate: the error the arena measured near this d and budget, as a guide
+        meta["arena_error"] = guide
     extras = {"stderr": result.stderr, "lower": result.lower, "upper": result.upper}
     covariance = result.covariance
     data = game.data

@@ -83,8 +83,9 @@ class EstimatorComparison:
         (:math:`\\|\\hat\\phi - \\phi\\|^2 / \\|\\phi\\|^2` of that point; NaN where :math:`\\phi = 0`),
         ``evaluations`` (game evaluations the run used), ``seconds`` (of the whole run, all points
         at once), ``coverage`` (share of the point's features whose interval holds the exact value,
-        to within :data:`ROUNDING` of the point's largest value;
-        NaN for an estimator that states none) and ``width`` (mean interval width over the features).
+        to within :data:`ROUNDING` of the point's largest value; NaN for an estimator that states
+        none, and an infinite interval -- the estimator could not estimate its spread at this
+        budget -- counts as none) and ``width`` (mean interval width over those features).
     truth : ndarray (n, d)
         The exact values the estimates are scored against.
     truth_method : str
@@ -380,8 +381,12 @@ def _measure(game, run, truth) -> dict:
         lower = np.asarray(e.lower, dtype=float).reshape(n, d)
         upper = np.asarray(e.upper, dtype=float).reshape(n, d)
         slack = ROUNDING * np.abs(truth).max(axis=1, keepdims=True)   # an exact value's zero-width interval
-        coverage = ((lower - slack <= truth) & (truth <= upper + slack)).mean(axis=1)
-        width = (upper - lower).mean(axis=1)
+        stated = np.isfinite(lower) & np.isfinite(upper)     # an infinite interval says nothing: not counted
+        held = ((lower - slack <= truth) & (truth <= upper + slack) & stated).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            coverage = np.where(stated.any(axis=1), held / stated.sum(axis=1), np.nan)
+            width = np.where(stated.any(axis=1), np.where(stated, upper - lower, 0.0).sum(axis=1) / stated.sum(axis=1),
+                             np.nan)
     used = e.meta.get("budget")
     return {"method": [run.label] * n, "budget": np.full(n, np.nan if run.budget is None else float(run.budget)),
             "seed": np.full(n, np.nan if run.seed is None else float(run.seed)), "point": np.arange(n),

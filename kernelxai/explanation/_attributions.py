@@ -189,7 +189,10 @@ class Explanation:
         Standard errors and interval bounds of sampled estimates.
     meta : dict, optional
         How the values were computed: ``value_function``, ``method``,
-        ``budget``, ``level``, ...
+        ``budget``, ``level``, ... A sampled estimate carries ``arena_error``: the relative
+        squared error the arena measured for its estimator near its d and budget, on other
+        models (a guide, shown by the repr with that label; see
+        :func:`kx.compare_estimators <kernelxai.compare_estimators>`).
     output_names : list of str, optional
         Names of the ``k`` outputs (default ``"output_0", ..., "output_{k-1}"``);
         giving them declares that ``values`` has an output axis.
@@ -927,4 +930,13 @@ class Explanation:
                 parts.append(f"with {name.replace('_', ' ')}")
         if self._interaction_orders is not None:
             parts.append(f"with interactions of sizes {self._interaction_orders.sizes}")
+        parts += self._guide_text()
         return f"Explanation({', '.join(parts)})"
+
+    def _guide_text(self):
+        """A sampled estimate's ``meta["arena_error"]`` in words, with its label (a list of none or one)."""
+        guide = self.meta.get("arena_error")
+        if not (isinstance(guide, dict) and "relative_squared_error" in guide):
+            return []
+        return [f"relative squared error ~{guide['relative_squared_error']:.1e} at d={guide.get('d')}, "
+                f"budget={guide.get('budget')}: {guide.get('label', 'measured on other models')}"]
