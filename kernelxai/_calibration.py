@@ -196,10 +196,13 @@ def calibrate(refresh: bool = False) -> dict[str, float | None]:
     True
     """
     global _rates
-    with _lock:
-        if _rates is None or refresh:
-            _rates = _measure()
-        rates: dict[str, float | None] = dict(_rates)
+    measured = _rates   # measured once: read without the lock (#36); it is replaced whole, never changed
+    if measured is None or refresh:
+        with _lock:
+            if _rates is None or refresh:
+                _rates = _measure()
+            measured = _rates
+    rates: dict[str, float | None] = dict(measured)
     rates["flops_per_second"] = get_config()["flops_per_second"]
     return rates
 

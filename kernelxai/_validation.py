@@ -72,6 +72,10 @@ def densify(x, name) -> Any:
     return x.toarray()
 
 
+#: numpy's native float64 dtype (:func:`as_real_array` returns an ndarray of it as it is)
+_FLOAT64 = np.dtype(np.float64)
+
+
 def as_real_array(x, name) -> np.ndarray:
     """``np.asarray(x, dtype=float)`` for user input, refusing complex numbers.
 
@@ -105,6 +109,8 @@ def as_real_array(x, name) -> np.ndarray:
     ...
     ValueError: y has complex values; kernelxai works with real numbers (pass x.real if ...
     """
+    if type(x) is np.ndarray and x.dtype is _FLOAT64:   # already one: what the steps below return (#36)
+        return x
     x = densify(x, name)
     try:
         arr = np.asarray(x)
@@ -355,6 +361,8 @@ def check_level(level) -> float:
 
 def check_positive_int(value, name, minimum=1) -> int:
     """Validate an integer >= minimum."""
+    if type(value) is int and value >= minimum:   # the common case, without the ABC check (#36)
+        return value
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
     if value < minimum:

@@ -127,3 +127,51 @@ def test_docs_list_the_registered_converters():
     assert inside == routes.converter_table_markdown(), (
         "docs/routes.md's table of converters is out of date with the registry; regenerate it with "
         "`python -m kernelxai.workbench._routes --update docs/routes.md`")
+
+
+def test_the_candidates_kept_per_class_agree_with_takes():
+    """The dispatcher asks only the converters of a model's class (kept per class, #36): the same ones take it."""
+    from kernelxai.models.convert._converters import candidates
+
+    X, targets, _, _ = _data()
+    models = [_fit(ex, X, targets) for c in registered() for ex in c.examples()]
+    for model in models + models:   # the second time from the kept answers
+        want = [c.name for c in registered() if c.takes(model)]
+        got = [c.name for c in candidates(model) if c.predicate is None or c.predicate(model)]
+        assert got == want, type(model).__name__
+
+
+def test_the_candidates_see_a_class_registered_with_an_abc_later():
+    """A class registered with an ABC after its models were dispatched once is seen (the ABC cache token)."""
+    from sklearn.svm import SVR
+
+    from kernelxai.models.convert._converters import candidates
+
+    class LooksLikeAnSVR:
+        pass
+
+    LooksLikeAnSVR.__module__ = "sklearn.svm._fake"   # only a library's own classes are looked up
+    before = [c.name for c in candidates(LooksLikeAnSVR())]
+    assert "sklearn_svm" not in before
+    SVR.register(LooksLikeAnSVR)
+    assert "sklearn_svm" in [c.name for c in candidates(LooksLikeAnSVR())]
+
+
+def test_a_refitted_or_changed_model_is_converted_afresh():
+    """Nothing of a model's conversion is kept from call to call (#36 keeps only class facts): no stale values."""
+    from sklearn.svm import SVR
+
+    X, targets, points, _ = _data()
+    y = targets["regression"]
+
+    def explain(model):
+        return kx.explain(model, points, value="functional_baseline", method="product").values
+
+    svr = SVR().fit(X, y)
+    first = explain(svr)
+    svr.fit(X, -y)                                   # refitted: the same object, new arrays
+    np.testing.assert_array_equal(explain(svr), explain(SVR().fit(X, -y)))
+    assert not np.allclose(explain(svr), first)
+    want = 2.0 * explain(svr)
+    svr.dual_coef_ *= 2.0                            # its arrays changed in place
+    np.testing.assert_allclose(explain(svr), want, rtol=1e-12, atol=0)

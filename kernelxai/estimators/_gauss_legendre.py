@@ -309,8 +309,8 @@ def nodes_needed(s1, s2, d, s0=None) -> int:
     (29, 50)
     """
     full = max(1, math.ceil(d / 2))
-    sums = (s1, s2) if s0 is None else (s0, s1, s2)
-    if not all(math.isfinite(v) and v >= 0 for v in sums):
+    if not (math.isfinite(s1) and s1 >= 0 and math.isfinite(s2) and s2 >= 0
+            and (s0 is None or (math.isfinite(s0) and s0 >= 0))):
         return full
     if s1 == 0:  # every factor is constant in t
         return 1

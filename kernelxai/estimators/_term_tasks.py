@@ -40,7 +40,12 @@ def _is_one(c):
 
 def _flat(x, shape, flat):
     """``x`` broadcast to ``shape``, reshaped to ``flat`` (no broadcasting machinery when it has that shape)."""
-    return (x if x.shape == shape else np.broadcast_to(x, shape)).reshape(flat)
+    if x.shape == shape:
+        return x.reshape(flat)
+    # broadcast by one assignment: the copy reshaping a broadcast view would make, without its Python calls (#36)
+    out = np.empty(shape, dtype=x.dtype)
+    out[...] = x
+    return out.reshape(flat)
 
 
 #: Tasks of at most this many terms are checked for terms alike in every coalition (a = c).

@@ -223,8 +223,10 @@ def check_keywords(target, value, method, options, *, entry="kx.explain", argume
     did you mean 'background' for 'bakground'?
     """
     cls = _values.get(value)
-    if not options and estimator_names is None and isinstance(method, str) and method == "auto":
-        return   # nothing to check (the value function exists; "auto" names every estimator)
+    if not options and estimator_names is None:   # no keyword to check (the value function exists)
+        if not (isinstance(method, str) and method == "auto"):
+            get_estimator(method)   # an unknown method refused here, as below ("auto" names every estimator)
+        return
     vf_names = [k for k in _value_function_options(cls) if k not in _SAMPLE_KEYS]
     if issubclass(cls, Interventional) and (target is None or not target.is_exact):
         # what kx.explain calls for a model explained through model calls

@@ -15,6 +15,7 @@ dispatcher which converter takes that.
 
 from __future__ import annotations
 
+import abc
 import functools
 import importlib
 from collections.abc import Callable
@@ -190,6 +191,10 @@ class Converter:
             return False
         return self.predicate is None or bool(self.predicate(model))
 
+    def of_class(self, model: Any) -> bool:
+        """Whether ``model`` is one of ``classes`` (True when none are named): the class half of :meth:`takes`."""
+        return not self.classes or self._is_instance(model)
+
     def _is_instance(self, model: Any) -> bool:
         module = type(model).__module__ or ""
         for spec in self.classes:
@@ -253,6 +258,7 @@ def register(converter: Converter) -> Converter:
                          f"is not one of its outputs {converter.outputs}")
     _REGISTRY[converter.name] = converter
     _ORDER.clear()
+    _CANDIDATES.clear()
     return converter
 
 
@@ -275,6 +281,42 @@ def registered() -> list[Converter]:
         order = list(_REGISTRY)
         _ORDER.extend(sorted(_REGISTRY.values(), key=lambda c: (c.priority, order.index(c.name))))
     return list(_ORDER)
+
+
+#: The converters whose classes a model's class is one of (see :func:`candidates`), by class and ABC state.
+_CANDIDATES: dict[tuple, tuple[Converter, ...]] = {}
+_MAX_CANDIDATES = 256
+
+
+def candidates(model: Any) -> tuple[Converter, ...]:
+    """The registered converters, in order, whose ``classes`` ``model`` is one of, or that name none.
+
+    The converters that may take ``model``: :meth:`Converter.takes` is true for
+    one of these exactly when its ``predicate`` (if any) is. The class test
+    depends on the model's class alone, so the answer is kept per class (a
+    call then asks no converter of another family, #36): per class, ABC
+    registration state (``abc.get_cache_token()``: a class registered with an
+    ABC later is seen) and registry (:func:`register` forgets them all). A
+    model whose ``__class__`` is not its type (a proxy) is asked afresh.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.svm import SVR
+    >>> svr = SVR().fit(np.random.default_rng(0).normal(size=(20, 2)), np.arange(20.0))
+    >>> "sklearn_svm" in [c.name for c in candidates(svr)], "sklearn_kernel_ridge" in [c.name for c in candidates(svr)]
+    (True, False)
+    """
+    kind = type(model)
+    key = (kind, abc.get_cache_token())
+    found = _CANDIDATES.get(key) if model.__class__ is kind else None
+    if found is None:
+        found = tuple(c for c in registered() if c.of_class(model))
+        if model.__class__ is kind:
+            if len(_CANDIDATES) >= _MAX_CANDIDATES:
+                _CANDIDATES.clear()
+            _CANDIDATES[key] = found
+    return found
 
 
 def get(name: str) -> Converter:

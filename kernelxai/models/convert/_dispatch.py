@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._expansion import KernelExpansion
-from ._converters import DECLINED, SUPPORTED_MODELS, refuse_precomputed, registered
+from ._converters import DECLINED, SUPPORTED_MODELS, candidates, refuse_precomputed
 from ._plans import OUTPUTS, OutputPlan, model_call_plan
 
 __all__ = ["as_expansion", "output_plan", "expansion_of_pipeline", "DISPATCH", "OUTPUTS", "OutputPlan"]
@@ -99,8 +99,8 @@ def as_expansion(model: Any) -> KernelExpansion:
     if type(model) is KernelExpansion:   # converted before (kx.explain hands its conversion downhill)
         return model
     refuse_precomputed(model)
-    for converter in registered():
-        if converter.expansion is not None and converter.takes(model):
+    for converter in candidates(model):   # those of its class; then takes(model) is the predicate
+        if converter.expansion is not None and (converter.predicate is None or converter.predicate(model)):
             return converter.expansion(model, DISPATCH)
     raise TypeError(f"cannot explain a {type(model).__name__}; supported models: {SUPPORTED_MODELS}")
 
@@ -157,8 +157,8 @@ def _same(estimator: Any) -> Any:
 
 def _plan(model: Any, estimator: Any, rebuild: Callable, output: str | None) -> OutputPlan | None:
     """The plan of the first converter that takes ``estimator`` and does not decline; else model calls."""
-    for converter in registered():
-        if converter.plan is None or not converter.takes(estimator):
+    for converter in candidates(estimator):   # those of its class; then takes(estimator) is the predicate
+        if converter.plan is None or not (converter.predicate is None or converter.predicate(estimator)):
             continue
         plan = converter.plan(model, estimator, rebuild, output, DISPATCH)
         if plan is not DECLINED:

@@ -14,6 +14,7 @@ several classes, ``"ovo"`` (one exact expansion per pair of classes) -- see
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -50,20 +51,26 @@ if TYPE_CHECKING:
 __all__ = ["SVM", "platt", "svm_expansion"]
 
 
+@functools.cache
+def _classifiers() -> tuple[type, type]:
+    """scikit-learn's ``SVC`` and ``NuSVC``, imported once, on first use (not per conversion, #36)."""
+    from sklearn.svm import SVC, NuSVC
+
+    return SVC, NuSVC
+
+
 def svm_expansion(model: Any, dispatch: Dispatch) -> KernelExpansion:
     """The decision function sum_i dual_coef_i k(x, sv_i) + intercept_ of a fitted libsvm model ('rbf').
 
     Any of scikit-learn's libsvm estimators (SVR, SVC, NuSVR, NuSVC, OneClassSVM): their
     ``dual_coef_`` and ``intercept_`` carry the signs of ``decision_function``.
     """
-    from sklearn.svm import SVC, NuSVC
-
     require_fitted(model, "dual_coef_")
     refuse_precomputed(model)
     if model.kernel != "rbf":
         raise TypeError(f"sklearn {type(model).__name__} with kernel={model.kernel!r} is not supported: "
                         f"the supported kernel is 'rbf'; supported models: {SUPPORTED_MODELS}")
-    if isinstance(model, (SVC, NuSVC)) and len(model.classes_) != 2:
+    if isinstance(model, _classifiers()) and len(model.classes_) != 2:
         raise TypeError(f"sklearn {type(model).__name__} with {len(model.classes_)} classes is not supported: "
                         "only a binary one (one decision function) can be explained")
     sv = as_real_array(model.support_vectors_, "the model's support vectors")
@@ -76,9 +83,7 @@ def svm_expansion(model: Any, dispatch: Dispatch) -> KernelExpansion:
 
 
 def _plan(model: Any, svm: Any, rebuild: Any, output: str | None, dispatch: Dispatch) -> Any:
-    from sklearn.svm import SVC, NuSVC
-
-    if not isinstance(svm, (SVC, NuSVC)):
+    if not isinstance(svm, _classifiers()):
         return DECLINED  # an SVR: a regressor's outputs, as any model's
     return _svc_plan(model, svm, rebuild, output, dispatch)
 
