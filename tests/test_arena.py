@@ -257,6 +257,7 @@ def coverage(diabetes):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("coverage")   # one worker computes the module's coverage fixture once (~3.5 min)
 @pytest.mark.parametrize("method", list(COVERAGE_METHODS))
 def test_stated_intervals_cover_at_their_level(coverage, method):
     """Within +-0.02 of 0.9 and of 0.95, on each of three model families, over 2,000 (point, feature) pairs
