@@ -13,6 +13,10 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
+# Installs go through uv where the registry offers it (5-10x faster than pip here: about 20 s instead of
+# 2 minutes for the test extras on a fresh machine), through pip otherwise and whenever uv fails (uv does
+# not read pip's configuration: a package only pip's find-links or extra indexes have falls back to pip).
+INSTALL = $(if $(wildcard $(VENV)/bin/uv),$(VENV)/bin/uv pip install -q --python $(PY) $(1) || )$(PIP) install $(1)
 # Run the test suite on both cores; PYTEST_ARGS adds options (e.g. -k banana).
 PYTEST_ARGS ?=
 NOTEBOOK_ARGS ?=
@@ -40,22 +44,23 @@ help:
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
+	-$(PIP) install -q uv
 
 # The stamps reinstall only when pyproject.toml changes.
 $(VENV)/.run-stamp: pyproject.toml | $(PY)
-	$(PIP) install -e ".[notebooks]"
+	$(call INSTALL,-e ".[notebooks]")
 	touch $@
 
 $(VENV)/.test-stamp: pyproject.toml | $(PY)
-	$(PIP) install -e ".[test]"
+	$(call INSTALL,-e ".[test]")
 	touch $@
 
 $(VENV)/.slides-stamp: pyproject.toml | $(PY)
-	$(PIP) install -e ".[notebooks,slides]"
+	$(call INSTALL,-e ".[notebooks,slides]")
 	touch $@
 
 $(VENV)/.docs-stamp: pyproject.toml | $(PY)
-	$(PIP) install -e ".[docs]"
+	$(call INSTALL,-e ".[docs]")
 	touch $@
 
 run: $(VENV)/.run-stamp

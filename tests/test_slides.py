@@ -64,7 +64,7 @@ def test_lecturers_guide_says_what_the_issue_asks():
     assert "scripts/build_exercises.py" in (ROOT / "binder" / "postBuild").read_text()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")   # once per worker: the module's tests share one group (xdist_group "slides")
 def guide_commands_ran():
     """Run the guide's commands (except the all-decks `make slides`, which the one-deck form covers)."""
     _reveal_or_skip()
