@@ -418,9 +418,13 @@ def coverage_rows(case, by_level):
     for level, arena in by_level.items():
         f = arena.frame[arena.frame["coverage"].notna()]
         for (method, budget), g in f.groupby(["method", "budget"], sort=False):
+            # the (point, feature) pairs of one seed share its coalitions (and the families share the seeds):
+            # they are one cluster, so the cell's standard error is that of the per-seed coverage means
+            per_seed = g.groupby("seed")["coverage"].mean()
+            se = float(per_seed.std(ddof=1) / np.sqrt(len(per_seed))) if len(per_seed) > 1 else np.nan
             rows.append(dict(d=case["d"], family=case["family"], method=method, level=level, budget=int(budget),
                              coverage=float(g["coverage"].mean()), pairs=int(len(g)) * case["d"],
-                             width=float(g["width"].mean())))
+                             width=float(g["width"].mean()), se=se, seeds=len(per_seed)))
     return rows
 
 
@@ -466,6 +470,9 @@ def print_coverage(table):
         print(f"coverage (* outside level +- {COVERAGE_TOLERANCE}); pairs per cell: "
               f"{int(table['pairs'].min())}-{int(table['pairs'].max())}")
         print(wide.to_string())
+        print(f"standard error of a cell, clustered by seed (pairs of one seed share its coalitions): "
+              f"{table['se'].min():.4f}-{table['se'].max():.4f} over {int(table['seeds'].min())}-"
+              f"{int(table['seeds'].max())} seeds; a miss smaller than 2-3 of these is not evidence")
     worst = table.assign(gap=table["coverage"] - table["level"]).groupby(["method", "level"])["gap"]
     print("per method and level: coverage - level, smallest and largest over families, d and budgets")
     print(pd.concat({"min": worst.min(), "max": worst.max()}, axis=1).to_string(float_format="{:+.3f}".format))

@@ -60,7 +60,16 @@ class KernelSHAP(Estimator):
         player games it covered about 0.65 at a stated 0.95), hence the correction.
         When some draw is the only one to inform a direction (e.g. the
         minimum budget) the spread cannot be estimated and the intervals are
-        infinite.
+        infinite. Each draw is its own cluster even when a pair is drawn
+        twice: draws are i.i.d., so the variance of the sum over draws adds
+        one term per draw (clustering repeated pairs together counts a pair
+        drawn c times c^2 times and over-covers, 0.93-0.99 at a stated 0.9).
+        Measured at d = 10 on three product-kernel models (200 seeds x 20
+        points per cell; the points of one seed share its coalitions, so
+        seeds, not points, set the noise: 20 seeds leave about 0.01): mean
+        variance 1.00-1.04x the Monte Carlo variance, coverage 0.894-0.909 at
+        a stated 0.9 and 0.942-0.956 at 0.95, budgets 5d-100d; at d = 50
+        (40 seeds x 4 points) 0.885-0.902 and 0.945-0.950.
     ``interval="percentile"``
         The earlier B-fold nonparametric bootstrap over the draws (B =
         ``bootstrap``, 200 if not given), re-solving the regression per
