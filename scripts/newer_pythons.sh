@@ -102,7 +102,7 @@ build() {   # build (or bring up to date) venv $2 with Python $1
     echo '*' > "$venv/.gitignore"              # git ignores the venv (as Python 3.13's venv does)
   fi
   if quiet_pip "$venv/bin/python" -m pip install -q uv; then
-    "$venv/bin/uv" pip install -q --python "$venv/bin/python" --upgrade "${requirements[@]}"
+    "$venv/bin/uv" pip install -q --compile-bytecode --python "$venv/bin/python" --upgrade "${requirements[@]}"
   else
     echo "python $minor: uv could not be installed; installing with pip (slower)"
     quiet_pip "$venv/bin/python" -m pip install -q --upgrade "${requirements[@]}"

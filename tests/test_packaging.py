@@ -76,7 +76,8 @@ def test_make_run_smoke_and_figures_need_only_the_notebooks_extra():
         assert m, f"Makefile has no {target} target"
         assert ".venv/.run-stamp" in m.group(1) and ".test-stamp" not in m.group(1), (target, m.group(1))
     stamp = re.search(r"^\.venv/\.run-stamp:[^\n]*\n((?:\t.*\n)*)", text, re.M).group(1)
-    installs = re.findall(r"pip.*install\s+(?:-e\s+)?(\S+)", stamp.replace("$(PIP)", "pip"))
+    # $(call INSTALL,ARGS): uv where available, else pip (the Makefile's INSTALL)
+    installs = re.findall(r"\$\(call INSTALL,\s*(?:-e\s+)?([^\s)]+)\)", stamp)
     assert installs == ['".[notebooks]"'], installs
 
 
