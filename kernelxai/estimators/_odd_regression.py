@@ -358,15 +358,23 @@ def paired_cost(game, options, order, method, extra_flops=0.0):
     return cost
 
 
+def game_ends(game, **meta):
+    """v(empty) (n,), v(all) - v(empty) (n,), and the exact answer of a one-player game (else None)."""
+    v_empty = as_instances(game.empty_value, game)
+    total = as_instances(game.full_value, game) - v_empty
+    if game.n_players != 1:
+        return v_empty, total, None
+    return v_empty, total, EstimatorResult(total[:, None], v_empty, budget=2,
+                                           meta={"sampling": "one player: phi = v(all) - v(empty)", **meta})
+
+
 def run_paired(game, rng, options, *, target, order, method, sampling):
     """Draw the design, evaluate both members of every pair, solve, and (optionally) add intervals."""
     d = game.n_players
     max_elements = block_elements(options["max_elements"])
-    v_empty = as_instances(game.empty_value, game)
-    total = as_instances(game.full_value, game) - v_empty
-    if d == 1:
-        return EstimatorResult(total[:, None], v_empty, budget=2,
-                               meta={"sampling": "one player: phi = v(all) - v(empty)"})
+    v_empty, total, one = game_ends(game)
+    if one is not None:
+        return one
     census, n_pairs = plan_pairs(d, options["budget"], order, method)
     population = class_populations(d)
     taken = (population.astype(np.int64) if census

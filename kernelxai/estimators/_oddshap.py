@@ -83,10 +83,11 @@ import math
 
 import numpy as np
 
-from ._common import as_instances, block_elements, progress_iter
+from ._common import block_elements, progress_iter
 from ._odd_regression import (
     OddFeatures,
     default_pair_budget,
+    game_ends,
     min_pair_budget,
     odd_terms,
     pair_weights,
@@ -269,12 +270,9 @@ class OddSHAP(Estimator):
     def run(self, game, rng, options) -> EstimatorResult:
         d = game.n_players
         max_elements = block_elements(options["max_elements"])
-        v_empty = as_instances(game.empty_value, game)
-        total = as_instances(game.full_value, game) - v_empty
-        if d == 1:
-            return EstimatorResult(total[:, None], v_empty, budget=2,
-                                   meta={"sampling": "one player: phi = v(all) - v(empty)",
-                                         "interval": "none: exact"})
+        v_empty, total, one = game_ends(game, interval="none: exact")
+        if one is not None:
+            return one
         budget = self._budget(d, options)
         census, n_pairs = plan_pairs(d, budget, 1, self.name)
         population = class_populations(d)
